@@ -1,0 +1,113 @@
+import path from 'node:path';
+
+/** Deployment variants named by the spec: A serves /member/graphql, B serves /account/graphql. */
+export type Variant = 'A' | 'B';
+
+export type DatabaseConfig =
+  | { client: 'sqlite'; filename: string }
+  | { client: 'mysql'; url: string; host: string; port: number; user: string; password: string; database: string };
+
+export interface Config {
+  variant: Variant;
+  port: number;
+  host: string | undefined;
+  /** Origin of the demo school seeded into an empty database. */
+  publicOrigin: string;
+  /** Honour X-Forwarded-Proto / X-Forwarded-Host when finding a request's site. */
+  trustProxy: boolean;
+  seedDemo: boolean;
+  logLevel: string;
+  database: DatabaseConfig;
+}
+
+/** Start-up refuses a malformed configuration with one line, before anything listens (issue 2, "Bad input"). */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const DEFAULT_SQLITE_FILE = path.join('data', 'schoolgate.sqlite');
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function parseDatabaseUrl(raw: string | undefined): DatabaseConfig {
+  if (raw === undefined || raw.trim() === '') return { client: 'sqlite', filename: path.resolve(DEFAULT_SQLITE_FILE) };
+  if (raw.startsWith('sqlite:')) {
+    // sqlite:relative/file.db, sqlite:/abs/file.db or sqlite:///abs/file.db
+    const file = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (file === '') throw new ConfigError('DATABASE_URL: sqlite: needs a file path, e.g. sqlite:data/schoolgate.sqlite');
+    return { client: 'sqlite', filename: path.resolve(file) };
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`DATABASE_URL is not a URL: expected mysql://user:password@host:3306/database or sqlite:path`);
+  }
+  if (url.protocol !== 'mysql:' && url.protocol !== 'mariadb:') {
+    throw new ConfigError(`DATABASE_URL: unsupported scheme "${url.protocol}" (use mysql://… or sqlite:…)`);
+  }
+  const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (url.hostname === '' || database === '' || database.includes('/')) {
+    throw new ConfigError('DATABASE_URL: a MySQL URL needs a host and a database name, e.g. mysql://root@127.0.0.1:3306/test');
+  }
+  const port = url.port === '' ? 3306 : Number(url.port);
+  return {
+    client: 'mysql',
+    url: raw,
+    host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port,
+    user: decodeURIComponent(url.username || 'root'),
+    password: decodeURIComponent(url.password),
+    database,
+  };
+}
+
+function parsePort(raw: string | undefined, name: string, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`${name}: "${raw}" is not a port number (0-65535)`);
+  return port;
+}
+
+function parseBoolean(raw: string | undefined, name: string, fallback: boolean): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name}: "${raw}" is not a boolean (use true or false)`);
+}
+
+export function parseVariant(raw: string | undefined): Variant {
+  const value = (raw ?? 'A').trim().toUpperCase() || 'A';
+  if (value !== 'A' && value !== 'B') throw new ConfigError(`SCHOOLGATE_VARIANT: unknown variant "${raw}" (use A or B)`);
+  return value;
+}
+
+/** Normalises an origin as the site table stores it: lower-case scheme and host, no default port, no path. */
+export function normalizeOrigin(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`"${raw}" is not an origin (expected e.g. https://school.example.com)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`"${raw}" is not an http(s) origin`);
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '' || url.username !== '') {
+    throw new ConfigError(`"${raw}" is not an origin: drop the path, query and credentials`);
+  }
+  return url.origin;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = parsePort(env.PORT, 'PORT', 3000);
+  const logLevel = env.LOG_LEVEL ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL: "${logLevel}" is not one of ${LOG_LEVELS.join(', ')}`);
+  return {
+    variant: parseVariant(env.SCHOOLGATE_VARIANT),
+    port,
+    host: env.HOST === '' ? undefined : env.HOST,
+    publicOrigin: normalizeOrigin(env.PUBLIC_ORIGIN ?? `http://localhost:${port}`),
+    trustProxy: parseBoolean(env.TRUST_PROXY, 'TRUST_PROXY', false),
+    seedDemo: parseBoolean(env.SCHOOLGATE_DEMO, 'SCHOOLGATE_DEMO', true),
+    logLevel,
+    database: parseDatabaseUrl(env.DATABASE_URL),
+  };
+}

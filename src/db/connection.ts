@@ -1,0 +1,77 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+import type { DatabaseConfig } from '../config/config.js';
+
+export type Database = Knex;
+
+interface SqliteConnection {
+  pragma(statement: string): unknown;
+}
+
+/**
+ * Opens the store: SQLite through better-sqlite3 when no DATABASE_URL is set (the embedded default),
+ * MySQL/MariaDB through mysql2 otherwise. Every time is read and written in UTC.
+ */
+export function openDatabase(config: DatabaseConfig): Database {
+  if (config.client === 'sqlite') {
+    fs.mkdirSync(path.dirname(config.filename), { recursive: true });
+    return knexFactory({
+      client: 'better-sqlite3',
+      connection: { filename: config.filename },
+      useNullAsDefault: true,
+      pool: {
+        min: 1,
+        max: 1,
+        afterCreate(connection: SqliteConnection, done: (error: Error | null, connection: SqliteConnection) => void) {
+          // WAL + busy timeout let the CLI write while a server process holds the file open.
+          connection.pragma('journal_mode = WAL');
+          connection.pragma('busy_timeout = 5000');
+          connection.pragma('foreign_keys = ON');
+          done(null, connection);
+        },
+      },
+    });
+  }
+  return knexFactory({
+    client: 'mysql2',
+    connection: {
+      host: config.host,
+      port: config.port,
+      user: config.user,
+      password: config.password,
+      database: config.database,
+      timezone: 'Z',
+      charset: 'utf8mb4',
+      connectTimeout: 5000,
+      supportBigNumbers: true,
+      bigNumberStrings: false,
+    },
+    pool: { min: 0, max: 10 },
+    acquireConnectionTimeout: 10000,
+  });
+}
+
+export function isMysql(db: Database): boolean {
+  return db.client.config.client === 'mysql2';
+}
+
+/** Rows come back as Date (MySQL) or epoch milliseconds (SQLite); both mean a UTC instant. */
+export function toDate(value: unknown): Date | null {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value;
+  if (typeof value === 'number') return new Date(value);
+  if (typeof value === 'string') return new Date(/^\d+$/.test(value) ? Number(value) : value);
+  throw new TypeError(`not a time value: ${String(value)}`);
+}
+
+export function requireDate(value: unknown): Date {
+  const date = toDate(value);
+  if (date === null) throw new TypeError('expected a time value, got null');
+  return date;
+}
+
+/** JSON columns are text on SQLite and may be text on MariaDB too. */
+export function parseJsonColumn<T>(value: unknown): T {
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
+}

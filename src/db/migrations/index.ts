@@ -1,0 +1,32 @@
+import type { Knex } from 'knex';
+import * as sitesAndAccounts from './0001_sites_and_accounts.js';
+import * as courses from './0002_courses.js';
+import * as productsAndPayments from './0003_products_and_payments.js';
+import * as consultingAndEvents from './0004_consulting_and_events.js';
+import * as notifications from './0005_notifications.js';
+import * as oauth from './0006_oauth.js';
+import * as siteContent from './0007_site_content.js';
+
+type Migration = Knex.Migration;
+
+/** The ordered migration list; names are what knex records in knex_migrations, so never rename one. */
+const migrations: ReadonlyArray<readonly [string, Migration]> = [
+  ['0001_sites_and_accounts', sitesAndAccounts],
+  ['0002_courses', courses],
+  ['0003_products_and_payments', productsAndPayments],
+  ['0004_consulting_and_events', consultingAndEvents],
+  ['0005_notifications', notifications],
+  ['0006_oauth', oauth],
+  ['0007_site_content', siteContent],
+];
+
+/** Bundled with the code instead of read from a folder, so the same list runs from src/ (tsx) and dist/ (node). */
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => migrations.map(([name]) => name),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => {
+    const entry = migrations.find(([candidate]) => candidate === name);
+    if (!entry) throw new Error(`unknown migration ${name}`);
+    return entry[1];
+  },
+};
