@@ -75,3 +75,13 @@ export function requireDate(value: unknown): Date {
 export function parseJsonColumn<T>(value: unknown): T {
   return (typeof value === 'string' ? JSON.parse(value) : value) as T;
 }
+
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', 'SQLITE_BUSY', 'SQLITE_CANTOPEN']);
+
+/** True when the store could not be reached or timed out, as opposed to a query that is wrong. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'KnexTimeoutError') return true;
+  const code = (error as Error & { code?: unknown }).code;
+  return typeof code === 'string' && UNAVAILABLE_CODES.has(code);
+}

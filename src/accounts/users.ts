@@ -1,0 +1,75 @@
+import { requireDate, type Database } from '../db/connection.js';
+import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { hashPassword } from './passwords.js';
+
+export interface User {
+  id: number;
+  email: string;
+  name: string;
+  avatarUrl: string | null;
+  createdAt: Date;
+}
+
+interface UserRow {
+  id: number;
+  email: string;
+  name: string;
+  avatar_url: string | null;
+  password_hash: string | null;
+  created_at: unknown;
+}
+
+export function userFromRow(row: UserRow): User {
+  return { id: row.id, email: row.email, name: row.name, avatarUrl: row.avatar_url, createdAt: requireDate(row.created_at) };
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function normalizeEmail(email: string): string {
+  const normalized = email.trim().toLowerCase();
+  if (!EMAIL.test(normalized)) throw new ValidationError(`"${email}" is not an email address`, [{ pointer: '/email', message: 'must be an email address' }]);
+  return normalized;
+}
+
+export const MIN_PASSWORD_LENGTH = 8;
+
+export function checkPasswordStrength(password: string, pointer = '/password'): void {
+  if (password.length < MIN_PASSWORD_LENGTH) {
+    throw new ValidationError(`a password needs at least ${MIN_PASSWORD_LENGTH} characters`, [{ pointer, message: `must have at least ${MIN_PASSWORD_LENGTH} characters` }]);
+  }
+}
+
+export async function findUserByEmail(db: Database, email: string): Promise<(User & { passwordHash: string | null }) | null> {
+  const row = await db<UserRow>('users').where({ email: normalizeEmail(email) }).first();
+  return row ? { ...userFromRow(row), passwordHash: row.password_hash } : null;
+}
+
+export async function getUser(db: Database, id: number): Promise<User> {
+  const row = await db<UserRow>('users').where({ id }).first();
+  if (!row) throw new NotFoundError(`user ${id} does not exist`, 'user_not_found');
+  return userFromRow(row);
+}
+
+export interface NewUser {
+  email: string;
+  name: string;
+  password?: string | undefined;
+  avatarUrl?: string | undefined;
+}
+
+export async function createUser(db: Database, input: NewUser): Promise<User> {
+  const email = normalizeEmail(input.email);
+  if (input.name.trim() === '') throw new ValidationError('a user needs a name', [{ pointer: '/name', message: 'must not be empty' }]);
+  if (input.password !== undefined) checkPasswordStrength(input.password);
+  if (await db('users').where({ email }).first()) throw new ConflictError(`a user with email ${email} exists already`, 'user_exists');
+  const now = new Date();
+  const [id] = await db('users').insert({
+    email,
+    name: input.name.trim(),
+    avatar_url: input.avatarUrl ?? null,
+    password_hash: input.password === undefined ? null : await hashPassword(input.password),
+    created_at: now,
+    updated_at: now,
+  });
+  return getUser(db, Number(id));
+}

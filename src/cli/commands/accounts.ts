@@ -1,0 +1,77 @@
+import type { Command } from 'commander';
+import { parseRole, grantRole, rolesAt } from '../../accounts/roles.js';
+import { createUser, findUserByEmail } from '../../accounts/users.js';
+import { requireSiteByOrigin } from '../../sites/sites.js';
+import { CliError, withDatabase, type CommandResult } from '../runtime.js';
+import type { Runner } from '../program.js';
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+interface UserOptions {
+  email: string;
+  name: string;
+  password?: string;
+  passwordStdin?: boolean;
+  avatarUrl?: string;
+}
+
+interface RoleOptions {
+  site: string;
+  email: string;
+  role: string;
+}
+
+export function registerAccountCommands(program: Command, run: Runner): void {
+  program
+    .command('user')
+    .description('user accounts (one account can hold roles at many sites)')
+    .command('create')
+    .description('create a user account')
+    .requiredOption('--email <email>', 'sign-in email')
+    .requiredOption('--name <name>', 'display name')
+    .option('--password <password>', 'password (at least 8 characters); prefer --password-stdin')
+    .option('--password-stdin', 'read the password from standard input')
+    .option('--avatar-url <url>', 'avatar picture URL')
+    .action(
+      run(async (options: UserOptions): Promise<CommandResult> => {
+        if (options.password !== undefined && options.passwordStdin) throw new CliError('give --password or --password-stdin, not both', 'invalid_argument', 2);
+        const password = options.passwordStdin ? await readStdin() : options.password;
+        return withDatabase(async (db) => {
+          const user = await createUser(db, { email: options.email, name: options.name, password, avatarUrl: options.avatarUrl });
+          return {
+            text: `created user ${user.id} ${user.email}${password === undefined ? ' (no password: cannot sign in until one is set)' : ''}`,
+            data: { id: user.id, email: user.email, name: user.name, avatarUrl: user.avatarUrl, hasPassword: password !== undefined },
+          };
+        });
+      }),
+    );
+
+  program
+    .command('role')
+    .description('per-site roles')
+    .command('grant')
+    .description('grant a user a role at a site (owner, operator, staff, lecturer, student)')
+    .requiredOption('--site <origin>', 'the site, named by its origin')
+    .requiredOption('--email <email>', 'the user')
+    .requiredOption('--role <role>', 'owner | operator | staff | lecturer | student')
+    .action(
+      run(async (options: RoleOptions): Promise<CommandResult> =>
+        withDatabase(async (db) => {
+          const role = parseRole(options.role);
+          const site = await requireSiteByOrigin(db, options.site);
+          const user = await findUserByEmail(db, options.email);
+          if (!user) throw new CliError(`no user with email ${options.email} (create one with: schoolgate user create)`, 'user_not_found');
+          const { granted } = await grantRole(db, site.id, user.id, role);
+          const roles = await rolesAt(db, site.id, user.id);
+          return {
+            text: `${granted ? 'granted' : 'already held:'} ${role} to ${user.email} at ${site.origin} (roles: ${roles.join(', ')})`,
+            data: { site: site.origin, userId: user.id, email: user.email, role, granted, roles },
+          };
+        }),
+      ),
+    );
+}

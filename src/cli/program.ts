@@ -1,0 +1,48 @@
+import { Command, CommanderError } from 'commander';
+import { registerAccountCommands } from './commands/accounts.js';
+import { registerClientCommands } from './commands/clients.js';
+import { registerOperationCommands } from './commands/operations.js';
+import { registerSiteCommands } from './commands/sites.js';
+import { print, printFailure, type CommandResult } from './runtime.js';
+
+/** Wraps a command's action: prints its result (text or --json) and turns failures into an exit code. */
+export type Runner = <A extends unknown[]>(action: (...args: A) => Promise<CommandResult>) => (...args: A) => Promise<void>;
+
+export function buildProgram(): Command {
+  const program = new Command('schoolgate')
+    .description('Operator CLI for schoolgate. Reads the same configuration as the server (DATABASE_URL, …) and is safe to use while it runs.')
+    .option('--json', 'print one JSON document on stdout instead of text')
+    .showHelpAfterError()
+    .exitOverride();
+
+  const json = () => Boolean(program.opts<{ json?: boolean }>().json);
+  const run: Runner =
+    (action) =>
+    async (...args) => {
+      try {
+        print({ json: json() }, await action(...args));
+      } catch (error) {
+        process.exitCode = printFailure(json(), error);
+      }
+    };
+
+  registerSiteCommands(program, run);
+  registerAccountCommands(program, run);
+  registerClientCommands(program, run);
+  registerOperationCommands(program, run);
+  return program;
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version exit 0; usage errors (unknown option, missing argument) exit 2.
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    return printFailure(argv.includes('--json'), error);
+  }
+}

@@ -1,0 +1,169 @@
+import { parseJsonColumn, requireDate, type Database } from '../db/connection.js';
+import { constantTimeEqual, randomToken, sha256Hex } from '../shared/random.js';
+import { NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
+import { redirectUriProblems } from './redirect-uris.js';
+import { isScope, scopesForAudience, type Audience, type Scope } from './scopes.js';
+
+export type ClientKind = 'operator_created' | 'vendor_platform' | 'metadata_document';
+export type TokenEndpointAuthMethod = 'none' | 'client_secret_post';
+
+export interface OAuthClient {
+  /** Row id, used by foreign keys. */
+  ref: number;
+  siteId: number;
+  clientId: string;
+  name: string;
+  audience: Audience;
+  confidential: boolean;
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  redirectUris: string[];
+  scopes: Scope[];
+  kind: ClientKind;
+  reviewed: boolean;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface ClientRow {
+  id: number;
+  site_id: number;
+  client_id: string;
+  client_id_hash: string;
+  name: string;
+  audience: string;
+  confidential: number | boolean;
+  token_endpoint_auth_method: string;
+  secret_hash: string | null;
+  redirect_uris: unknown;
+  scopes: unknown;
+  kind: string;
+  reviewed: number | boolean;
+  version: number;
+  created_at: unknown;
+  updated_at: unknown;
+}
+
+export function clientFromRow(row: ClientRow): OAuthClient {
+  return {
+    ref: row.id,
+    siteId: row.site_id,
+    clientId: row.client_id,
+    name: row.name,
+    audience: row.audience === 'operator' ? 'operator' : 'member',
+    confidential: Boolean(row.confidential),
+    tokenEndpointAuthMethod: row.token_endpoint_auth_method === 'client_secret_post' ? 'client_secret_post' : 'none',
+    redirectUris: parseJsonColumn<string[]>(row.redirect_uris),
+    scopes: parseJsonColumn<Scope[]>(row.scopes),
+    kind: row.kind as ClientKind,
+    reviewed: Boolean(row.reviewed),
+    version: row.version,
+    createdAt: requireDate(row.created_at),
+    updatedAt: requireDate(row.updated_at),
+  };
+}
+
+export interface NewClient {
+  name: string;
+  audience: Audience;
+  /** The confidential-application checkbox (spec: OAuth client). */
+  confidential: boolean;
+  scopes: readonly string[];
+  redirectUris: readonly string[];
+  kind?: ClientKind;
+  /** Given by an import or a metadata document; generated otherwise. */
+  clientId?: string;
+  /** Given by an import; generated otherwise. Only its hash is stored. */
+  clientSecret?: string;
+  reviewed?: boolean;
+  createdByUserId?: number;
+}
+
+export function generateClientSecret(): string {
+  return `sgs_${randomToken(32)}`;
+}
+
+/** Client secrets are high-entropy random strings, so a SHA-256 is a sufficient one-way store. */
+export function hashClientSecret(secret: string): string {
+  return `sha256$${sha256Hex(secret)}`;
+}
+
+export function clientSecretMatches(secret: string, storedHash: string): boolean {
+  return constantTimeEqual(hashClientSecret(secret), storedHash);
+}
+
+export function validateClientInput(input: Pick<NewClient, 'name' | 'audience' | 'scopes' | 'redirectUris'>): Scope[] {
+  const problems: FieldProblem[] = [];
+  if (input.name.trim() === '') problems.push({ pointer: '/name', message: 'must not be empty' });
+  const allowed = scopesForAudience(input.audience);
+  const scopes: Scope[] = [];
+  input.scopes.forEach((scope, index) => {
+    if (!isScope(scope)) problems.push({ pointer: `/scopes/${index}`, message: `unknown scope "${scope}"` });
+    else if (!allowed.includes(scope)) problems.push({ pointer: `/scopes/${index}`, message: `"${scope}" is not available to ${input.audience} clients` });
+    else if (!scopes.includes(scope)) scopes.push(scope);
+  });
+  if (input.scopes.length === 0) problems.push({ pointer: '/scopes', message: 'pick at least one scope' });
+  problems.push(...redirectUriProblems(input.redirectUris, '/redirectUris'));
+  if (problems.length > 0) throw new ValidationError('the OAuth application is not valid', problems, 'invalid_client_metadata');
+  return scopes;
+}
+
+/** Creates a client; a confidential one gets a secret, returned here once and stored only hashed. */
+export async function createClient(db: Database, siteId: number, input: NewClient): Promise<{ client: OAuthClient; clientSecret: string | null }> {
+  const scopes = validateClientInput(input);
+  const clientId = input.clientId ?? `sg_${randomToken(16)}`;
+  const clientSecret = input.confidential ? (input.clientSecret ?? generateClientSecret()) : null;
+  const now = new Date();
+  await db('oauth_clients').insert({
+    site_id: siteId,
+    client_id: clientId,
+    client_id_hash: sha256Hex(clientId),
+    name: input.name.trim(),
+    audience: input.audience,
+    confidential: input.confidential,
+    token_endpoint_auth_method: input.confidential ? 'client_secret_post' : 'none',
+    secret_hash: clientSecret === null ? null : hashClientSecret(clientSecret),
+    secret_rotated_at: clientSecret === null ? null : now,
+    redirect_uris: JSON.stringify(input.redirectUris),
+    scopes: JSON.stringify(scopes),
+    kind: input.kind ?? 'operator_created',
+    reviewed: input.reviewed ?? true,
+    created_by_user_id: input.createdByUserId ?? null,
+    created_at: now,
+    updated_at: now,
+  });
+  return { client: await requireClient(db, siteId, clientId), clientSecret };
+}
+
+async function findClientRow(db: Database, siteId: number, clientId: string): Promise<ClientRow | undefined> {
+  return db<ClientRow>('oauth_clients').where({ site_id: siteId, client_id_hash: sha256Hex(clientId) }).first();
+}
+
+/** The client with its stored secret hash, for client authentication at the token and revocation endpoints. */
+export async function findClientWithSecret(db: Database, siteId: number, clientId: string): Promise<{ client: OAuthClient; secretHash: string | null } | null> {
+  const row = await findClientRow(db, siteId, clientId);
+  return row ? { client: clientFromRow(row), secretHash: row.secret_hash } : null;
+}
+
+export async function requireClient(db: Database, siteId: number, clientId: string): Promise<OAuthClient> {
+  const row = await findClientRow(db, siteId, clientId);
+  if (!row) throw new NotFoundError(`no OAuth client ${clientId} at this site`, 'client_not_found');
+  return clientFromRow(row);
+}
+
+export async function listClients(db: Database, siteId: number): Promise<OAuthClient[]> {
+  const rows = await db<ClientRow>('oauth_clients').where({ site_id: siteId }).orderBy('id');
+  return rows.map(clientFromRow);
+}
+
+/** Issues a new secret for a confidential client; the old one stops working at once. */
+export async function rotateClientSecret(db: Database, siteId: number, clientId: string): Promise<{ client: OAuthClient; clientSecret: string }> {
+  const client = await requireClient(db, siteId, clientId);
+  if (!client.confidential) throw new ValidationError(`${clientId} is a public client; it has no secret to rotate`, [], 'invalid_client_kind');
+  const clientSecret = generateClientSecret();
+  const now = new Date();
+  await db('oauth_clients')
+    .where({ id: client.ref })
+    .update({ secret_hash: hashClientSecret(clientSecret), secret_rotated_at: now, updated_at: now, version: db.raw('version + 1') });
+  return { client: await requireClient(db, siteId, clientId), clientSecret };
+}

@@ -1,0 +1,17 @@
+import type { ParameterizedContext } from 'koa';
+import type { Logger } from '../shared/logger.js';
+import type { Site } from '../sites/sites.js';
+
+/** What middleware puts on ctx.state before a route runs. */
+export interface RequestState {
+  requestId: string;
+  log: Logger;
+}
+
+/** Routes mounted behind site resolution also know the site of the request's origin. */
+export interface SiteState extends RequestState {
+  site: Site;
+}
+
+export type RequestContext = ParameterizedContext<RequestState>;
+export type SiteContext = ParameterizedContext<SiteState>;

@@ -1,0 +1,55 @@
+import { ConfigError, loadConfig, type Config } from './config/config.js';
+import { startServer, StartupError } from './server.js';
+
+/** `npm start`: one clear line and exit 1 for a bad configuration or an unreachable database, before listening. */
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`schoolgate: configuration error: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+
+  let running;
+  try {
+    running = await startServer(config);
+  } catch (error) {
+    if (error instanceof StartupError) {
+      process.stderr.write(`schoolgate: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const { logger, listeningOn } = running;
+  logger.info({ listeningOn, variant: config.variant, demoOrigin: config.publicOrigin }, 'listening');
+  // The human-readable banner goes to stderr so stdout stays one JSON log line per event.
+  process.stderr.write(
+    `\nschoolgate (variant ${config.variant}) is listening on ${listeningOn}\n` +
+      `  demo school: ${config.publicOrigin}   demo logins and clients: docs/demo.md\n\n`,
+  );
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      logger.info({ signal }, 'shutting down: finishing in-flight requests');
+      running
+        .stop()
+        .then(() => {
+          logger.info('stopped');
+          process.exit(0);
+        })
+        .catch((error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        });
+    });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`schoolgate: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,29 @@
+import type { Middleware } from 'koa';
+import type { Variant } from '../config/config.js';
+import type { SiteState } from '../http/state.js';
+import { escapeHtml, layout } from './html.js';
+
+/** GET /: the school's landing page, pointing people and agents at the interfaces this origin serves. */
+export function homePage(variant: Variant): Middleware<SiteState> {
+  const graphqlPath = variant === 'A' ? '/member/graphql' : '/account/graphql';
+  return async (ctx) => {
+    const { site } = ctx.state;
+    const links: Array<[string, string]> = [
+      ['/.well-known/oauth-authorization-server', 'OAuth 2.0 authorization server metadata'],
+      ['/.well-known/oauth-protected-resource', 'Protected resource metadata'],
+      ['/.well-known/openid-configuration', 'OpenID Connect discovery'],
+      ['/openapi.json', 'Admin API contract (OpenAPI)'],
+      ['/auth.md', 'Guide for agents'],
+    ];
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = layout(
+      site.name,
+      `<h1>${escapeHtml(site.name)}</h1>
+${site.description ? `<p>${escapeHtml(site.description)}</p>` : ''}
+<p>This origin, <code>${escapeHtml(site.origin)}</code>, is one school site. Members sign in through OAuth 2.0 and read their own data at <code>${graphqlPath}</code>; agents use <code>/mcp</code>.</p>
+<ul>
+${links.map(([href, text]) => `<li><a href="${href}">${escapeHtml(text)}</a></li>`).join('\n')}
+</ul>`,
+    );
+  };
+}

@@ -1,0 +1,85 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.js';
+import type { Config } from './config/config.js';
+import { openDatabase, type Database } from './db/connection.js';
+import { migrateToLatest } from './db/migrate.js';
+import { seedDemoSchoolIfEmpty } from './demo/demo-school.js';
+import { createLogger, type Logger } from './shared/logger.js';
+
+export interface RunningServer {
+  server: http.Server;
+  db: Database;
+  logger: Logger;
+  /** http://host:port the socket is bound to. */
+  listeningOn: string;
+  /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes the database pool. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export class StartupError extends Error {
+  override readonly name = 'StartupError';
+}
+
+function describeDatabase(config: Config): string {
+  const { database } = config;
+  return database.client === 'sqlite' ? `sqlite:${database.filename}` : `mysql://${database.user}@${database.host}:${database.port}/${database.database}`;
+}
+
+async function ensureReachable(db: Database, config: Config): Promise<void> {
+  try {
+    await db.raw('select 1');
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new StartupError(`cannot reach the database ${describeDatabase(config)}: ${reason}`);
+  }
+}
+
+/** Opens and migrates the database, seeds the demo school into an empty one, and listens. */
+export async function startServer(config: Config, options: { logger?: Logger; db?: Database } = {}): Promise<RunningServer> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const db = options.db ?? openDatabase(config.database);
+  try {
+    await ensureReachable(db, config);
+    const applied = await migrateToLatest(db);
+    if (applied.length > 0) logger.info({ applied }, 'database migrated');
+    if (config.seedDemo) {
+      const report = await seedDemoSchoolIfEmpty(db, config.publicOrigin);
+      if (report) logger.info({ origin: report.site.origin }, 'empty database: seeded the demo school');
+    }
+  } catch (error) {
+    if (!options.db) await db.destroy();
+    throw error;
+  }
+
+  const app = createApp({ config, db, logger });
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? (address.address === '::' ? 'localhost' : `[${address.address}]`) : address.address === '0.0.0.0' ? 'localhost' : address.address;
+  let stopping: Promise<void> | undefined;
+
+  return {
+    server,
+    db,
+    logger,
+    listeningOn: `http://${host}:${address.port}`,
+    stop(graceMs = 10000) {
+      stopping ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const force = setTimeout(() => server.closeAllConnections(), graceMs);
+        await closed;
+        clearTimeout(force);
+        if (!options.db) await db.destroy();
+      })();
+      return stopping;
+    },
+  };
+}

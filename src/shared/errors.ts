@@ -1,0 +1,57 @@
+/**
+ * The one error model: every failure the service reports carries an HTTP status and a public, machine-readable code.
+ * Each interface renders it in the format the spec names (RFC 6749 JSON for OAuth, problem+json for admin, GraphQL errors).
+ */
+export class AppError extends Error {
+  readonly status: number;
+  readonly code: string;
+  /** Extra response headers, e.g. WWW-Authenticate. */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(status: number, code: string, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = new.target.name;
+    this.status = status;
+    this.code = code;
+    this.headers = headers;
+  }
+}
+
+/** One failing input: an RFC 6901 JSON pointer into the input, and what is wrong there. */
+export interface FieldProblem {
+  pointer: string;
+  message: string;
+}
+
+export class ValidationError extends AppError {
+  readonly problems: readonly FieldProblem[];
+  constructor(message: string, problems: readonly FieldProblem[] = [], code = 'invalid_request') {
+    super(400, code, message);
+    this.problems = problems;
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(message: string, code = 'not_found') {
+    super(404, code, message);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message: string, code = 'conflict') {
+    super(409, code, message);
+  }
+}
+
+/** An unknown origin never falls back to another site's data (issue 2, many sites per process). */
+export class SiteNotFoundError extends NotFoundError {
+  constructor(origin: string) {
+    super(`No school site is configured for origin ${origin}`, 'site_not_found');
+  }
+}
+
+export class ServiceUnavailableError extends AppError {
+  constructor(message: string) {
+    super(503, 'temporarily_unavailable', message, { 'Retry-After': '1' });
+  }
+}
