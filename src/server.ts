@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import type { Config } from './config/config.js';
 import { openDatabase, type Database } from './db/connection.js';
-import { migrateToLatest } from './db/migrate.js';
+import { MigrationLockTimeout, migrateToLatest } from './db/migrate.js';
 import { seedDemoSchoolIfEmpty } from './demo/demo-school.js';
 import { createLogger, type Logger } from './shared/logger.js';
 
@@ -49,7 +49,7 @@ export async function startServer(config: Config, options: { logger?: Logger; db
     }
   } catch (error) {
     if (!options.db) await db.destroy();
-    throw error;
+    throw error instanceof MigrationLockTimeout ? new StartupError(error.message) : error;
   }
 
   const app = createApp({ config, db, logger });

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import type { Command } from 'commander';
-import { migrateToLatest, migrationStatus } from '../../db/migrate.js';
+import { forceReleaseMigrationLock, migrateToLatest, migrationStatus } from '../../db/migrate.js';
 import { openDatabase } from '../../db/connection.js';
 import { loadConfig } from '../../config/config.js';
 import { importSiteDocument } from '../../import/import-site.js';
@@ -14,10 +14,15 @@ export function registerOperationCommands(program: Command, run: Runner): void {
     .command('migrate')
     .description('bring the database schema up to date (safe while servers run: knex holds a migration lock)')
     .option('--status', 'only list applied and pending migrations')
+    .option('--force-unlock', 'release a migration lock left by an instance that died while migrating')
     .action(
-      run(async (options: { status?: boolean }): Promise<CommandResult> => {
+      run(async (options: { status?: boolean; forceUnlock?: boolean }): Promise<CommandResult> => {
         const db = openDatabase(loadConfig().database);
         try {
+          if (options.forceUnlock) {
+            await forceReleaseMigrationLock(db);
+            return { text: 'migration lock released', data: { released: true } };
+          }
           if (options.status) {
             const status = await migrationStatus(db);
             return { text: [...status.applied.map((name) => `applied  ${name}`), ...status.pending.map((name) => `pending  ${name}`)].join('\n'), data: status };

@@ -1,0 +1,61 @@
+import { expect } from 'chai';
+import { ConfigError, loadConfig, normalizeOrigin, parseDatabaseUrl, parseVariant } from '../src/config/config.js';
+import { runEntry } from './support/processes.js';
+
+describe('configuration (issue 2, bad input)', () => {
+  it('uses an SQLite file under ./data when DATABASE_URL is unset', () => {
+    const config = parseDatabaseUrl(undefined);
+    expect(config.client).to.equal('sqlite');
+    expect(config.client === 'sqlite' && config.filename).to.match(/\/data\/schoolgate\.sqlite$/);
+  });
+
+  it('reads a MySQL URL with credentials, port and database', () => {
+    expect(parseDatabaseUrl('mysql://app:s%40cret@db.internal:3307/school')).to.deep.include({ client: 'mysql', host: 'db.internal', port: 3307, user: 'app', password: 's@cret', database: 'school' });
+    expect(parseDatabaseUrl('mysql://root@127.0.0.1/test')).to.deep.include({ port: 3306, password: '' });
+  });
+
+  for (const [url, message] of [
+    ['postgres://localhost/db', /unsupported scheme "postgres:"/],
+    ['mysql://127.0.0.1:3306/', /needs a host and a database name/],
+    ['not a url', /not a URL/],
+    ['sqlite:', /needs a file path/],
+  ] as const) {
+    it(`refuses DATABASE_URL=${url}`, () => {
+      expect(() => parseDatabaseUrl(url)).to.throw(ConfigError, message);
+    });
+  }
+
+  it('takes variant A by default, A or B in any case, and refuses anything else', () => {
+    expect(parseVariant(undefined)).to.equal('A');
+    expect(parseVariant('b')).to.equal('B');
+    expect(() => parseVariant('C')).to.throw(ConfigError, /unknown variant "C"/);
+  });
+
+  it('normalises origins and refuses paths', () => {
+    expect(normalizeOrigin('HTTP://LocalHost:80')).to.equal('http://localhost');
+    expect(normalizeOrigin('https://school.example:443/')).to.equal('https://school.example');
+    expect(() => normalizeOrigin('https://school.example/app')).to.throw(ConfigError);
+  });
+
+  it('refuses bad PORT, TRUST_PROXY and LOG_LEVEL values', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).to.throw(ConfigError, /PORT/);
+    expect(() => loadConfig({ TRUST_PROXY: 'maybe' })).to.throw(ConfigError, /TRUST_PROXY/);
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).to.throw(ConfigError, /LOG_LEVEL/);
+  });
+
+  describe('start-up stops with one clear line, before listening', function () {
+    this.timeout(30000);
+    for (const [name, env, line] of [
+      ['an unknown variant', { SCHOOLGATE_VARIANT: 'Z' }, /^schoolgate: configuration error: SCHOOLGATE_VARIANT: unknown variant "Z" \(use A or B\)\n$/],
+      ['a bad DATABASE_URL', { DATABASE_URL: 'postgres://localhost/x' }, /^schoolgate: configuration error: DATABASE_URL: unsupported scheme "postgres:".*\n$/],
+      ['an unreachable MySQL', { DATABASE_URL: 'mysql://root@127.0.0.1:1/test' }, /^schoolgate: cannot reach the database mysql:\/\/root@127\.0\.0\.1:1\/test: .+\n$/],
+    ] as const) {
+      it(`on ${name}`, async () => {
+        const result = await runEntry('src/main.ts', [], { PORT: '0', ...env });
+        expect(result.code).to.equal(1);
+        expect(result.stderr).to.match(line);
+        expect(result.stdout).not.to.contain('listening');
+      });
+    }
+  });
+});

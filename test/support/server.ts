@@ -1,0 +1,33 @@
+import { loadConfig, type Config, type Variant } from '../../src/config/config.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { createSite, type Site } from '../../src/sites/sites.js';
+import { createLogger } from '../../src/shared/logger.js';
+import type { ScratchDatabase } from './databases.js';
+
+export interface TestServer {
+  running: RunningServer;
+  port: number;
+  /** Two sites on one server: http://localhost:PORT and http://127.0.0.1:PORT (issue 2, many sites per process). */
+  siteA: Site;
+  siteB: Site;
+  stop(): Promise<void>;
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    ...loadConfig({ LOG_LEVEL: process.env.SCHOOLGATE_TEST_LOGS ? 'debug' : 'silent', SCHOOLGATE_DEMO: 'false' }),
+    port: 0,
+    host: undefined,
+    ...overrides,
+  };
+}
+
+/** A real server on an ephemeral port over the scratch database, with two sites on its two loopback origins. */
+export async function startTestServer(scratch: ScratchDatabase, options: { variant?: Variant; trustProxy?: boolean } = {}): Promise<TestServer> {
+  const config = testConfig({ variant: options.variant ?? 'A', trustProxy: options.trustProxy ?? false, database: scratch.config });
+  const running = await startServer(config, { db: scratch.db, logger: createLogger(config.logLevel) });
+  const port = Number(new URL(running.listeningOn).port);
+  const siteA = await createSite(scratch.db, { origin: `http://localhost:${port}`, name: `Alpha School ${port}`, subdomain: `alpha-${port}` });
+  const siteB = await createSite(scratch.db, { origin: `http://127.0.0.1:${port}`, name: `Beta School ${port}`, subdomain: `beta-${port}` });
+  return { running, port, siteA, siteB, stop: () => running.stop(1000) };
+}
