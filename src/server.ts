@@ -38,7 +38,7 @@ async function ensureReachable(db: Database, config: Config): Promise<void> {
 /** Opens and migrates the database, seeds the demo school into an empty one, and listens. */
 export async function startServer(config: Config, options: { logger?: Logger; db?: Database } = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const db = options.db ?? openDatabase(config.database);
+  const db = options.db ?? openDatabase(config.database, (message) => logger.warn({ component: 'knex' }, message));
   try {
     await ensureReachable(db, config);
     const applied = await migrateToLatest(db);

@@ -60,7 +60,7 @@ for (const kind of TEST_DATABASE_KINDS) {
         const home = await fetch(`http://localhost:${port}/`);
         expect(home.status).to.equal(200);
         const site = await scratch.db('sites').where({ origin: `http://localhost:${port}` }).first();
-        expect(site, 'demo site at the default origin').to.exist;
+        expect(site, 'demo site at the default origin').to.not.equal(undefined);
         expect(await home.text()).to.contain(site.name);
         const members = await scratch.db('site_roles').where({ site_id: site.id, role: 'student' }).count({ n: '*' });
         expect(Number(members[0]?.n)).to.be.greaterThan(3);

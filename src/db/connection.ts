@@ -9,15 +9,31 @@ interface SqliteConnection {
   pragma(statement: string): unknown;
 }
 
+/** Where knex's own warnings go (e.g. "Can't take lock to run migrations"); never stdout, which holds our output. */
+export type KnexWarningSink = (message: string) => void;
+
+const warnOnStderr: KnexWarningSink = (message) => process.stderr.write(`knex: ${message}\n`);
+
+function knexLog(warn: KnexWarningSink) {
+  return {
+    warn: (message: unknown) => warn(String(message)),
+    // Errors also reach the caller as rejections, which say it once and in context.
+    error: () => undefined,
+    deprecate: (method: unknown, alternative: unknown) => warn(`${String(method)} is deprecated, use ${String(alternative)}`),
+    debug: () => undefined,
+  };
+}
+
 /**
  * Opens the store: SQLite through better-sqlite3 when no DATABASE_URL is set (the embedded default),
  * MySQL/MariaDB through mysql2 otherwise. Every time is read and written in UTC.
  */
-export function openDatabase(config: DatabaseConfig): Database {
+export function openDatabase(config: DatabaseConfig, warn: KnexWarningSink = warnOnStderr): Database {
   if (config.client === 'sqlite') {
     fs.mkdirSync(path.dirname(config.filename), { recursive: true });
     return knexFactory({
       client: 'better-sqlite3',
+      log: knexLog(warn),
       connection: { filename: config.filename },
       useNullAsDefault: true,
       pool: {
@@ -35,6 +51,7 @@ export function openDatabase(config: DatabaseConfig): Database {
   }
   return knexFactory({
     client: 'mysql2',
+    log: knexLog(warn),
     connection: {
       host: config.host,
       port: config.port,

@@ -78,7 +78,8 @@ export function parseOrigin(raw: string): string {
   }
 }
 
-const SUBDOMAIN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+/** A subdomain is one DNS label. */
+export const SUBDOMAIN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /** A subdomain label for the site: the first DNS label of its host, or the host made label-safe (127.0.0.1 → 127-0-0-1). */
 export function defaultSubdomain(origin: string): string {

@@ -66,7 +66,8 @@ export function registerOperationCommands(program: Command, run: Runner): void {
         return withDatabase(async (db) => {
           const report = await importSiteDocument(db, document);
           const lines = Object.entries(report.counts).map(([resource, count]) => `  ${resource.padEnd(28)} ${count.created} created, ${count.updated} updated, ${count.unchanged} unchanged`);
-          return { text: [`imported ${file} into ${report.site.origin}${report.site.created ? ' (new site)' : ''}`, ...lines].join('\n'), data: report };
+          const secrets = report.generatedClientSecrets.map(({ clientId, clientSecret }) => `  new secret for ${clientId}: ${clientSecret} (shown only now)`);
+          return { text: [`imported ${file} into ${report.site.origin}${report.site.created ? ' (new site)' : ''}`, ...lines, ...secrets].join('\n'), data: report };
         });
       }),
     );

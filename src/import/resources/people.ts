@@ -1,0 +1,40 @@
+import { hashPassword, verifyPassword } from '../../accounts/passwords.js';
+import { normalizeEmail } from '../../accounts/users.js';
+import type { UserInput } from '../document.js';
+import type { ImportContext } from '../context.js';
+import type { Row } from '../upsert.js';
+
+/**
+ * The password_hash column to write, or nothing (keep the stored one). A plain password is hashed only when the
+ * stored hash does not already verify it, so a re-import does not re-hash (scrypt salts differ on every hash).
+ */
+async function passwordColumn(user: UserInput, storedHash: string | null | undefined): Promise<Row> {
+  if (user.passwordHash !== undefined) return { password_hash: user.passwordHash };
+  if (user.password === undefined) return {};
+  if (storedHash && (await verifyPassword(user.password, storedHash).catch(() => false))) return { password_hash: storedHash };
+  return { password_hash: await hashPassword(user.password) };
+}
+
+/** Accounts (global, keyed by email) and their roles at this site. */
+export async function importUsers(ctx: ImportContext): Promise<void> {
+  for (const user of ctx.document.users ?? []) {
+    const email = normalizeEmail(user.email);
+    const stored: { password_hash: string | null } | undefined = await ctx.trx('users').where({ email }).first('password_hash');
+    const id = await ctx.save('users', { email }, { name: user.name, avatar_url: user.avatarUrl ?? null, ...(await passwordColumn(user, stored?.password_hash)) });
+    ctx.users.set(email, id);
+    for (const role of user.roles) await ctx.link('site_roles', { site_id: ctx.siteId, user_id: id, role });
+  }
+}
+
+/** Lecturer profiles, keyed by (site, user). */
+export async function importLecturers(ctx: ImportContext): Promise<void> {
+  for (const lecturer of ctx.document.lecturers ?? []) {
+    const email = normalizeEmail(lecturer.user);
+    const id = await ctx.save(
+      'lecturer_profiles',
+      { site_id: ctx.siteId, user_id: ctx.users.get(email) },
+      { display_name: lecturer.displayName, bio: lecturer.bio ?? null, avatar_url: lecturer.avatarUrl ?? null },
+    );
+    ctx.lecturers.set(email, id);
+  }
+}
