@@ -25,13 +25,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const { logger, listeningOn } = running;
-  logger.info({ listeningOn, variant: config.variant, demoOrigin: config.publicOrigin }, 'listening');
-  // The human-readable banner goes to stderr so stdout stays one JSON log line per event.
-  process.stderr.write(
-    `\nschoolgate (variant ${config.variant}) is listening on ${listeningOn}\n` +
-      `  demo school: ${config.publicOrigin}   demo logins and clients: docs/demo.md\n\n`,
-  );
-
+  // Handlers go in before anything announces the server, so a supervisor reacting to the banner cannot race them.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       logger.info({ signal }, 'shutting down: finishing in-flight requests');
@@ -47,6 +41,12 @@ async function main(): Promise<void> {
         });
     });
   }
+  logger.info({ listeningOn, variant: config.variant, demoOrigin: config.publicOrigin }, 'listening');
+  // The human-readable banner goes to stderr so stdout stays one JSON log line per event.
+  process.stderr.write(
+    `\nschoolgate (variant ${config.variant}) is listening on ${listeningOn}\n` +
+      `  demo school: ${config.publicOrigin}   demo logins and clients: docs/demo.md\n\n`,
+  );
 }
 
 main().catch((error: unknown) => {

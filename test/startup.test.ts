@@ -1,7 +1,9 @@
 import net from 'node:net';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
+import { migrateToLatest } from '../src/db/migrate.js';
 import { PROJECT_ROOT } from '../src/shared/paths.js';
+import { createSite } from '../src/sites/sites.js';
 import { createScratchDatabase, TEST_DATABASE_KINDS, type ScratchDatabase } from './support/databases.js';
 import { runCli } from './support/processes.js';
 
@@ -73,6 +75,8 @@ for (const kind of TEST_DATABASE_KINDS) {
     });
 
     it('does not seed again when the database already has a site', async () => {
+      await migrateToLatest(scratch.db);
+      if (!(await scratch.db('sites').first())) await createSite(scratch.db, { origin: 'https://existing.example', name: 'Existing School' });
       const before = await scratch.db('payments').count({ n: '*' });
       const port = await freePort();
       const server = await startProcess({ DATABASE_URL: scratch.url, PORT: String(port), PUBLIC_ORIGIN: 'https://other.example' });
