@@ -1,26 +1,24 @@
 import Koa from 'koa';
 import Router from '@koa/router';
-import type { Config } from './config/config.js';
-import type { Database } from './db/connection.js';
+import bodyParser from 'koa-bodyparser';
 import { errorHandling } from './http/errors.js';
 import { healthCheck } from './http/health.js';
 import { requestLogging } from './http/request-id.js';
 import { siteResolution } from './http/site-resolution.js';
 import type { RequestState, SiteState } from './http/state.js';
+import { oauthRoutes } from './oauth/routes.js';
 import { homePage } from './pages/home.js';
-import type { Logger } from './shared/logger.js';
+import type { Services } from './services.js';
 
-export interface Services {
-  config: Config;
-  db: Database;
-  logger: Logger;
-}
+export type { Services } from './services.js';
 
 /** The whole HTTP surface: process-wide routes first, then everything that belongs to the site of the request's origin. */
 export function createApp(services: Services): Koa<RequestState> {
   const { config, db, logger } = services;
   const app = new Koa<RequestState>();
   app.proxy = config.trustProxy;
+  // Behind a trusted proxy, ctx.ip is the address the proxy saw (the last X-Forwarded-For hop), not a client-supplied one.
+  app.maxIpsCount = 1;
   app.silent = true;
 
   app.use(requestLogging(logger));
@@ -32,8 +30,11 @@ export function createApp(services: Services): Koa<RequestState> {
 
   // Past this point every request belongs to the site of its origin, or gets a 404 naming the origin.
   const siteApp = app.use<SiteState>(siteResolution(db));
+  // JSON and form bodies up to 64 KiB; the raw text stays on ctx.request.rawBody for parsers with stricter rules.
+  siteApp.use(bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '64kb', formLimit: '64kb', strict: true }));
   const siteRoutes = new Router<SiteState>();
   siteRoutes.get('/', homePage(config.variant));
+  siteRoutes.use(oauthRoutes(services).routes());
   siteApp.use(siteRoutes.routes());
   siteApp.use(siteRoutes.allowedMethods());
 

@@ -68,6 +68,13 @@ describeEachDatabase('sites: one origin = one site (issue 2, many sites per proc
     expect(generated.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
   });
 
+  it('answers a wrong method with a JSON 405 and the Allow header', async () => {
+    const response = await fetch(`http://localhost:${server.port}/api/oauth/token`);
+    expect(response.status).to.equal(405);
+    expect(response.headers.get('allow')).to.contain('POST');
+    expect(await response.json()).to.include({ error: 'method_not_allowed' });
+  });
+
   it('answers an unknown path on a known site with a JSON 404', async () => {
     const response = await fetch(`http://localhost:${server.port}/no/such/path`);
     expect(response.status).to.equal(404);

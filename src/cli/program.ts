@@ -3,6 +3,7 @@ import { registerAccountCommands } from './commands/accounts.js';
 import { registerClientCommands } from './commands/clients.js';
 import { registerOperationCommands } from './commands/operations.js';
 import { registerSiteCommands } from './commands/sites.js';
+import { registerVendorPlatformCommands } from './commands/vendors.js';
 import { print, printFailure, type CommandResult } from './runtime.js';
 
 /** Wraps a command's action: prints its result (text or --json) and turns failures into an exit code. */
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerSiteCommands(program, run);
   registerAccountCommands(program, run);
   registerClientCommands(program, run);
+  registerVendorPlatformCommands(program, run);
   registerOperationCommands(program, run);
   return program;
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { DatabaseConfig } from '../config/config.js';
+import { betterSqliteClient } from './sqlite-driver.js';
 
 export type Database = Knex;
 
@@ -32,7 +33,7 @@ export function openDatabase(config: DatabaseConfig, warn: KnexWarningSink = war
   if (config.client === 'sqlite') {
     fs.mkdirSync(path.dirname(config.filename), { recursive: true });
     return knexFactory({
-      client: 'better-sqlite3',
+      client: betterSqliteClient(),
       log: knexLog(warn),
       connection: { filename: config.filename },
       useNullAsDefault: true,

@@ -890,8 +890,30 @@ export function buildDemoDocument(origin: string, now: Date): ImportDocument {
         scopes: ['openid', 'profile', 'email', 'courses:read', 'students:read', 'orders:read', 'events:read', 'school:read'],
         redirectUris: ['https://claude.ai/api/mcp/auth_callback'],
       },
+      {
+        clientId: 'vendor-chatgpt',
+        name: 'ChatGPT',
+        audience: 'operator',
+        confidential: false,
+        kind: 'vendor_platform',
+        scopes: ['openid', 'profile', 'email', 'courses:read', 'students:read', 'orders:read', 'events:read', 'school:read'],
+        redirectUris: ['https://chatgpt.com/connector_platform_oauth_redirect'],
+      },
+      {
+        clientId: 'vendor-cursor',
+        name: 'Cursor',
+        audience: 'operator',
+        confidential: false,
+        kind: 'vendor_platform',
+        scopes: ['openid', 'profile', 'email', 'courses:read', 'curriculum:read', 'pages:read', 'posts:read', 'school:read'],
+        redirectUris: ['https://www.cursor.com/agents/mcp/oauth/callback', 'http://localhost:8787/callback'],
+      },
     ],
-    vendorPlatforms: [{ clientName: 'Claude', client: 'vendor-claude' }],
+    vendorPlatforms: [
+      { clientName: 'Claude', client: 'vendor-claude' },
+      { clientName: 'ChatGPT', client: 'vendor-chatgpt' },
+      { clientName: 'Cursor', client: 'vendor-cursor' },
+    ],
     posts: [
       {
         slug: 'welcome-to-spring-term',

@@ -26,8 +26,12 @@ export function errorHandling(): Middleware<RequestState> {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
+      if (ctx.status === 404 && (ctx.body === undefined || ctx.body === null)) {
         throw new AppError(404, 'not_found', `no resource at ${ctx.method} ${ctx.path}`);
+      }
+      // @koa/router's allowedMethods() answers 405/501 with only a status; give it the JSON body every error has.
+      if ((ctx.status === 405 || ctx.status === 501) && (ctx.body === undefined || ctx.body === null)) {
+        throw new AppError(ctx.status, ctx.status === 405 ? 'method_not_allowed' : 'not_implemented', `${ctx.method} is not allowed on ${ctx.path}${ctx.response.get('Allow') ? `; allowed: ${ctx.response.get('Allow')}` : ''}`);
       }
     } catch (raw) {
       const error = toAppError(raw);

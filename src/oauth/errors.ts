@@ -73,3 +73,27 @@ export class ServerError extends OAuthError {
     super(500, 'server_error', description);
   }
 }
+
+/** RFC 6750 3: the challenge a protected resource sends, pointing at its RFC 9728 metadata. */
+export function bearerChallenge(origin: string, error: string, description: string, extra: Record<string, string> = {}): string {
+  const params: Record<string, string> = { realm: origin, error, error_description: description, ...extra, resource_metadata: `${origin}/.well-known/oauth-protected-resource` };
+  return `Bearer ${Object.entries(params)
+    .map(([name, value]) => `${name}="${value.replace(/["\\]/g, '')}"`)
+    .join(', ')}`;
+}
+
+/** 401 for a missing, malformed, unknown, expired, revoked or other-origin token (spec: Errors). */
+export class InvalidTokenError extends OAuthError {
+  constructor(origin: string, description: string) {
+    super(401, 'invalid_token', description, { 'WWW-Authenticate': bearerChallenge(origin, 'invalid_token', description) });
+  }
+}
+
+/** 403 for a valid token without the scope an endpoint needs (RFC 6750 3.1). */
+export class InsufficientScopeError extends OAuthError {
+  readonly requiredScopes: readonly string[];
+  constructor(origin: string, requiredScopes: readonly string[], description = `this request needs the scope ${requiredScopes.join(' or ')}`) {
+    super(403, 'insufficient_scope', description, { 'WWW-Authenticate': bearerChallenge(origin, 'insufficient_scope', description, { scope: requiredScopes.join(' ') }) });
+    this.requiredScopes = requiredScopes;
+  }
+}

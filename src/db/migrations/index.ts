@@ -6,6 +6,7 @@ import * as consultingAndEvents from './0004_consulting_and_events.js';
 import * as notifications from './0005_notifications.js';
 import * as oauth from './0006_oauth.js';
 import * as siteContent from './0007_site_content.js';
+import * as clientMetadataCache from './0008_client_metadata_cache.js';
 
 type Migration = Knex.Migration;
 
@@ -18,6 +19,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['0005_notifications', notifications],
   ['0006_oauth', oauth],
   ['0007_site_content', siteContent],
+  ['0008_client_metadata_cache', clientMetadataCache],
 ];
 
 /** Bundled with the code instead of read from a folder, so the same list runs from src/ (tsx) and dist/ (node). */

@@ -1,0 +1,75 @@
+import { AppError } from '../../shared/errors.js';
+import { OAuthError } from '../errors.js';
+
+/**
+ * A problem shown to the person in the browser as an HTML page and never sent to the client: RFC 6749 4.1.2.1 forbids
+ * redirecting while the client or its redirect_uri is unverified, and a bad form post (CSRF, expired page) is the
+ * browser's business, not the client's.
+ */
+export class PageError extends AppError {
+  readonly title: string;
+  constructor(status: number, code: string, title: string, message: string, headers: Record<string, string> = {}) {
+    super(status, code, message, headers);
+    this.title = title;
+  }
+}
+
+/** Unknown client, unregistered or missing redirect_uri: RFC 6749 4.1.2.1, "MUST NOT automatically redirect". */
+export class UntrustedRequestError extends PageError {
+  constructor(message: string) {
+    super(400, 'invalid_request', 'This sign-in link is not valid', message);
+  }
+}
+
+/** A form post without the session cookie or with a missing or wrong CSRF token. */
+export class CsrfError extends PageError {
+  constructor(message: string) {
+    super(403, 'csrf_check_failed', 'This page has expired', message);
+  }
+}
+
+/** The authorization request behind a page is unknown, expired, or already finished (single use). */
+export class RequestGoneError extends PageError {
+  constructor(message: string) {
+    super(400, 'request_expired', 'This authorization is over', message);
+  }
+}
+
+export class TooManyAttemptsError extends PageError {
+  constructor(retryAfterSeconds: number) {
+    const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+    super(
+      429,
+      'too_many_attempts',
+      'Too many sign-in attempts',
+      `There were too many unsuccessful sign-in attempts. Wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`,
+      { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+    );
+  }
+}
+
+// Errors returned to the client on its redirect_uri (RFC 6749 4.1.2.1; OpenID Connect Core 3.1.2.6 and 6).
+
+export class UnsupportedResponseTypeError extends OAuthError {
+  constructor(description: string) {
+    super(400, 'unsupported_response_type', description);
+  }
+}
+
+export class ConsentRequiredError extends OAuthError {
+  constructor(description: string) {
+    super(400, 'consent_required', description);
+  }
+}
+
+export class RequestNotSupportedError extends OAuthError {
+  constructor(description: string) {
+    super(400, 'request_not_supported', description);
+  }
+}
+
+export class RequestUriNotSupportedError extends OAuthError {
+  constructor(description: string) {
+    super(400, 'request_uri_not_supported', description);
+  }
+}

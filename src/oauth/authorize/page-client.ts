@@ -1,0 +1,18 @@
+import type { Database } from '../../db/connection.js';
+import type { Site } from '../../sites/sites.js';
+import { resolveClient, type ResolvedClient } from '../client-resolution.js';
+import { MetadataDocumentRefusedError } from '../metadata-document/errors.js';
+import { UntrustedRequestError } from './errors.js';
+
+/**
+ * resolveClient for the pages: a refused Client ID Metadata Document is an untrusted client, shown on the error page
+ * and never redirected to (RFC 6749 4.1.2.1), like an unknown client_id.
+ */
+export async function resolvePageClient(db: Database, site: Site, clientId: string): Promise<ResolvedClient | null> {
+  try {
+    return await resolveClient(db, site, clientId);
+  } catch (error) {
+    if (error instanceof MetadataDocumentRefusedError) throw new UntrustedRequestError(`This application's client metadata document cannot be used here: ${error.message}`);
+    throw error;
+  }
+}

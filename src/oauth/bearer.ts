@@ -1,0 +1,56 @@
+import { clientFromRow, type ClientRow, type OAuthClient } from '../clients/clients.js';
+import type { Scope } from '../clients/scopes.js';
+import type { Database } from '../db/connection.js';
+import type { Site } from '../sites/sites.js';
+import { InsufficientScopeError, InvalidTokenError } from './errors.js';
+import { findPairByAccessToken, recordFirstUse, type TokenPair } from './tokens/store.js';
+
+/** A live access token presented to this site, with its client. */
+export interface VerifiedToken {
+  pair: TokenPair;
+  client: OAuthClient;
+  scopes: Scope[];
+  /** The resource owner; null for a token with no resource owner. */
+  userId: number | null;
+}
+
+const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
+
+/** The token of an `Authorization: Bearer` header (RFC 6750 2.1), or null when the header is absent. */
+export function bearerTokenOf(site: Site, authorization: string | undefined): string | null {
+  if (authorization === undefined || authorization === '') return null;
+  const match = BEARER.exec(authorization.trim());
+  if (!match?.[1]) throw new InvalidTokenError(site.origin, 'the Authorization header is not "Bearer <access token>"');
+  return match[1];
+}
+
+/**
+ * The one bearer-token verifier behind userinfo, the member GraphQL API, /mcp and the admin API: 401 invalid_token
+ * for missing, malformed, unknown, expired, revoked and other-origin tokens. The first presentation of a refreshed
+ * token revokes its predecessor (spec: Token pair). A database that cannot answer surfaces as a connection error,
+ * which the error middleware turns into 503 without WWW-Authenticate.
+ */
+export async function verifyAccessToken(db: Database, site: Site, token: string, now = new Date()): Promise<VerifiedToken> {
+  const pair = await findPairByAccessToken(db, token);
+  if (!pair) throw new InvalidTokenError(site.origin, 'the access token is not recognised');
+  // RFC 8707: the token is bound to the origin it was issued for (Authentication 7).
+  if (pair.siteId !== site.id || pair.resource !== site.origin) throw new InvalidTokenError(site.origin, `the access token was issued for a different origin, not ${site.origin}`);
+  if (pair.revokedAt !== null) throw new InvalidTokenError(site.origin, 'the access token has been revoked');
+  if (pair.accessExpiresAt.getTime() <= now.getTime()) throw new InvalidTokenError(site.origin, 'the access token has expired; use the refresh token');
+  const clientRow = await db<ClientRow>('oauth_clients').where({ id: pair.clientRef }).first();
+  if (!clientRow) throw new InvalidTokenError(site.origin, 'the client of this access token no longer exists');
+  await recordFirstUse(db, pair, now);
+  return { pair, client: clientFromRow(clientRow), scopes: pair.scopes, userId: pair.userId };
+}
+
+/** Verifies the request's bearer token; a request without one is refused (401 invalid_token). */
+export async function requireAccessToken(db: Database, site: Site, authorization: string | undefined): Promise<VerifiedToken> {
+  const token = bearerTokenOf(site, authorization);
+  if (token === null) throw new InvalidTokenError(site.origin, 'this endpoint needs an access token: Authorization: Bearer <token>');
+  return verifyAccessToken(db, site, token);
+}
+
+/** 403 insufficient_scope unless the token holds at least one of `anyOf`. */
+export function requireAnyScope(site: Site, verified: VerifiedToken, anyOf: readonly Scope[]): void {
+  if (!anyOf.some((scope) => verified.scopes.includes(scope))) throw new InsufficientScopeError(site.origin, anyOf);
+}

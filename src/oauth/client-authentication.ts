@@ -1,0 +1,37 @@
+import { clientSecretMatches } from '../clients/clients.js';
+import type { Database } from '../db/connection.js';
+import type { Site } from '../sites/sites.js';
+import { resolveClient, type ResolvedClient } from './client-resolution.js';
+import { InvalidClientError, InvalidRequestError, UnauthorizedClientError } from './errors.js';
+
+export type ClientAuthEndpoint = 'token' | 'revocation' | 'introspection';
+
+/**
+ * Client authentication at the token, revocation and introspection endpoints (spec: OAuth client; Authentication 2):
+ * public clients use `none` (client_id only); confidential clients use `client_secret_post`, and presenting `none`
+ * for one is refused. HTTP Basic (client_secret_basic) is not offered.
+ */
+export async function authenticateClient(db: Database, site: Site, form: Map<string, string>, authorizationHeader: string | undefined, endpoint: ClientAuthEndpoint): Promise<ResolvedClient> {
+  if (authorizationHeader !== undefined && /^basic /i.test(authorizationHeader)) {
+    throw new InvalidClientError('client_secret_basic is not supported; send client_id and client_secret in the form body (client_secret_post)');
+  }
+  const clientId = form.get('client_id');
+  if (clientId === undefined) throw new InvalidRequestError('the client_id parameter is required');
+  const resolved = await resolveClient(db, site, clientId);
+  if (!resolved) throw new InvalidClientError(`unknown client ${clientId} at ${site.origin}`);
+
+  const secret = form.get('client_secret');
+  if (!resolved.client.confidential) {
+    if (secret !== undefined) throw new InvalidClientError('this is a public client: it has no secret; authenticate with client_id only (none)');
+    return resolved;
+  }
+  if (secret === undefined) {
+    // Spec, Authentication 14 and Errors: a confidential client revoking without client_secret gets 403 unauthorized_client.
+    if (endpoint === 'revocation') throw new UnauthorizedClientError('a confidential client must send its client_secret to revoke tokens', 403);
+    throw new InvalidClientError('this is a confidential client: authenticate with client_secret_post (client_id and client_secret in the body)');
+  }
+  if (resolved.secretHash === null || !clientSecretMatches(secret, resolved.secretHash)) {
+    throw new InvalidClientError('client authentication failed');
+  }
+  return resolved;
+}

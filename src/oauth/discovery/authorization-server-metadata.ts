@@ -1,0 +1,60 @@
+import type { Variant } from '../../config/config.js';
+import { ALL_SCOPES } from '../../clients/scopes.js';
+import type { Site } from '../../sites/sites.js';
+import { OAUTH_PATHS, siteUrl } from '../endpoints.js';
+import {
+  CLIENT_AUTH_METHODS,
+  CODE_CHALLENGE_METHODS,
+  GRANT_TYPES,
+  ID_TOKEN_SIGNING_ALGS,
+  RESPONSE_MODES,
+  RESPONSE_TYPES,
+  SUBJECT_TYPES,
+  claimsSupported,
+} from './supported.js';
+
+export type AuthorizationServerMetadata = Record<string, string | boolean | readonly string[]>;
+
+/** Variant B only (spec, Authentication 10): RFC 7662 introspection, authenticated like the token endpoint. */
+function introspection(origin: string, variant: Variant): AuthorizationServerMetadata {
+  if (variant !== 'B') return {};
+  return {
+    introspection_endpoint: siteUrl(origin, OAUTH_PATHS.introspect),
+    introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+  };
+}
+
+/**
+ * RFC 8414 2: the authorization server metadata of one site, the source of truth (spec, Endpoints). The issuer is
+ * the site's origin `{base_url}` exactly (RFC 8414 3.3), so each origin is its own authorization server.
+ */
+export function authorizationServerMetadata(site: Site, variant: Variant): AuthorizationServerMetadata {
+  const origin = site.origin;
+  return {
+    issuer: origin,
+    authorization_endpoint: siteUrl(origin, OAUTH_PATHS.authorize),
+    token_endpoint: siteUrl(origin, OAUTH_PATHS.token),
+    userinfo_endpoint: siteUrl(origin, OAUTH_PATHS.userinfo),
+    revocation_endpoint: siteUrl(origin, OAUTH_PATHS.revoke),
+    registration_endpoint: siteUrl(origin, OAUTH_PATHS.register),
+    ...introspection(origin, variant),
+    jwks_uri: siteUrl(origin, OAUTH_PATHS.jwks),
+    // The full Scopes table of the spec, member and operator scopes alike; each client holds a subset.
+    scopes_supported: ALL_SCOPES,
+    response_types_supported: RESPONSE_TYPES,
+    response_modes_supported: RESPONSE_MODES,
+    grant_types_supported: GRANT_TYPES,
+    code_challenge_methods_supported: CODE_CHALLENGE_METHODS,
+    token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    // draft-ietf-oauth-client-id-metadata-document: an https client_id is fetched as the client's metadata.
+    client_id_metadata_document_supported: true,
+    // RFC 9207 3: the authorization response carries `iss`.
+    authorization_response_iss_parameter_supported: true,
+    // Both present, so clients may rely on the id_token (spec, Token response and Authentication 12).
+    id_token_signing_alg_values_supported: ID_TOKEN_SIGNING_ALGS,
+    subject_types_supported: SUBJECT_TYPES,
+    claims_supported: claimsSupported(variant),
+    service_documentation: siteUrl(origin, '/auth.md'),
+  };
+}

@@ -1,0 +1,42 @@
+import type { Variant } from '../../config/config.js';
+import { SIGNING_ALG } from '../../keys/signing-keys.js';
+
+/**
+ * What the authorization server supports, as advertised by the metadata documents; the endpoints that enforce these
+ * values import them from here so the documents and the behaviour cannot drift apart.
+ */
+
+/** Authorization code only (spec, Authentication 1), answered in the query (RFC 6749 4.1.2). */
+export const RESPONSE_TYPES = ['code'] as const;
+export const RESPONSE_MODES = ['query'] as const;
+export const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
+/** Spec, Limits: PKCE S256 only. */
+export const CODE_CHALLENGE_METHODS = ['S256'] as const;
+/** Spec, Authentication 2: public clients `none`, confidential clients `client_secret_post`. */
+export const CLIENT_AUTH_METHODS = ['none', 'client_secret_post'] as const;
+export const ID_TOKEN_SIGNING_ALGS = [SIGNING_ALG] as const;
+/** OIDC Core 8: every member has one `sub`, the user id, at every client. */
+export const SUBJECT_TYPES = ['public'] as const;
+/** RFC 6750 2.1 only; no form-body or query-string tokens. */
+export const BEARER_METHODS = ['header'] as const;
+
+/**
+ * Claims of the id_token and userinfo (spec: id_token claims, Userinfo response); `picture` is variant A's
+ * (the userinfo response carries it only there).
+ */
+export function claimsSupported(variant: Variant): string[] {
+  return [
+    'iss',
+    'aud',
+    'exp',
+    'iat',
+    'auth_time',
+    'nonce',
+    'sub',
+    'email',
+    'name',
+    ...(variant === 'A' ? ['picture'] : []),
+    'org_id',
+    'roles',
+  ];
+}

@@ -1,0 +1,32 @@
+import { importJWK, SignJWT } from 'jose';
+import type { Database } from '../db/connection.js';
+import { activeSigningKey, SIGNING_ALG } from '../keys/signing-keys.js';
+import type { Site } from '../sites/sites.js';
+import { ID_TOKEN_TTL_SECONDS } from './tokens/lifetimes.js';
+import type { UserClaims } from './user-claims.js';
+
+export interface IdTokenInput {
+  site: Site;
+  clientId: string;
+  claims: UserClaims;
+  nonce: string | null;
+  authTime: Date | null;
+}
+
+/** An ES256 id_token (spec: id_token claims): iss = origin, aud = client_id, 10-minute exp, nonce echoed, kid at jwks_uri. */
+export async function signIdToken(db: Database, input: IdTokenInput, now = new Date()): Promise<string> {
+  const key = await activeSigningKey(db, input.site.id);
+  const privateKey = await importJWK(key.privateJwk, SIGNING_ALG);
+  const issuedAt = Math.floor(now.getTime() / 1000);
+  const payload: Record<string, unknown> = { ...input.claims };
+  if (input.nonce !== null) payload.nonce = input.nonce;
+  if (input.authTime !== null) payload.auth_time = Math.floor(input.authTime.getTime() / 1000);
+  return new SignJWT(payload)
+    .setProtectedHeader({ alg: SIGNING_ALG, kid: key.kid, typ: 'JWT' })
+    .setIssuer(input.site.origin)
+    .setAudience(input.clientId)
+    .setSubject(input.claims.sub)
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(issuedAt + ID_TOKEN_TTL_SECONDS)
+    .sign(privateKey);
+}

@@ -1,0 +1,117 @@
+import { rolesAt } from '../../../accounts/roles.js';
+import { rolesPermitClient } from '../../authorization-policy.js';
+import { findAuthorizationCode, type AuthorizationCodeRecord } from '../../codes.js';
+import { InvalidGrantError, InvalidRequestError, InvalidTargetError } from '../../errors.js';
+import { signIdToken } from '../../id-token.js';
+import { PKCE_VALUE, verifierMatchesChallenge } from '../../pkce.js';
+import { insertPair, revokeLineage, type IssuedPair } from '../../tokens/store.js';
+import { userClaims } from '../../user-claims.js';
+import { requireParam } from '../../../http/form.js';
+import { tokenResponse, type TokenResponse } from '../token-response.js';
+import type { GrantContext } from './context.js';
+
+/**
+ * grant_type=authorization_code (RFC 6749 4.1.3, RFC 7636 4.6, RFC 8707 2.2). Each step below is one check of the
+ * exchange; any failure is invalid_grant unless it names another error.
+ */
+export async function authorizationCodeGrant(context: GrantContext): Promise<TokenResponse> {
+  const request = readExchangeRequest(context);
+  const code = await loadCode(context, request.code);
+  checkCodeBelongsToClient(context, code);
+  if (code.consumedAt !== null) await refuseReplay(context, code);
+  checkCodeNotExpired(code);
+  checkRedirectUri(code, request.redirectUri);
+  checkResource(context, code, request.resource);
+  checkPkce(code, request.codeVerifier);
+  await checkUserStillMayAuthorize(context, code);
+  const issued = await consumeCodeAndIssuePair(context, code);
+  return tokenResponse(issued, { site: context.site, client: context.client, variant: context.services.config.variant, idToken: await idTokenFor(context, code, issued) });
+}
+
+function readExchangeRequest({ form }: GrantContext) {
+  const codeVerifier = requireParam(form, 'code_verifier');
+  if (!PKCE_VALUE.test(codeVerifier)) throw new InvalidRequestError('code_verifier must be 43-128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 4.1)');
+  return {
+    code: requireParam(form, 'code'),
+    redirectUri: requireParam(form, 'redirect_uri'),
+    // Spec, Authentication 7: resource is sent at the token endpoint too.
+    resource: requireParam(form, 'resource'),
+    codeVerifier,
+  };
+}
+
+async function loadCode({ services, site }: GrantContext, code: string): Promise<AuthorizationCodeRecord> {
+  const record = await findAuthorizationCode(services.db, site.id, code);
+  if (!record) throw new InvalidGrantError('the authorization code is not recognised at this site');
+  return record;
+}
+
+function checkCodeBelongsToClient({ client }: GrantContext, code: AuthorizationCodeRecord): void {
+  if (code.clientRef !== client.ref) throw new InvalidGrantError('the authorization code was issued to another client');
+}
+
+function checkCodeNotExpired(code: AuthorizationCodeRecord): void {
+  if (code.expiresAt.getTime() <= Date.now()) throw new InvalidGrantError('the authorization code has expired; authorize again');
+}
+
+function checkRedirectUri(code: AuthorizationCodeRecord, redirectUri: string): void {
+  if (redirectUri !== code.redirectUri) throw new InvalidGrantError('redirect_uri differs from the one of the authorization request');
+}
+
+function checkResource({ site }: GrantContext, code: AuthorizationCodeRecord, resource: string): void {
+  if (resource !== site.origin || resource !== code.resource) throw new InvalidTargetError(`resource must be ${site.origin}, as at the authorization endpoint`);
+}
+
+function checkPkce(code: AuthorizationCodeRecord, verifier: string): void {
+  if (!verifierMatchesChallenge(verifier, code.codeChallenge)) throw new InvalidGrantError('code_verifier does not match the code_challenge');
+}
+
+async function checkUserStillMayAuthorize({ services, site, client }: GrantContext, code: AuthorizationCodeRecord): Promise<void> {
+  if (!rolesPermitClient(await rolesAt(services.db, site.id, code.userId), client)) throw new InvalidGrantError('the member no longer holds a role that may use this client');
+}
+
+/**
+ * Single use: the code is claimed with a compare-and-set in the same transaction that mints the pair. A replay finds
+ * it claimed and revokes what it issued (RFC 6749 4.1.2, 10.5).
+ */
+async function consumeCodeAndIssuePair(context: GrantContext, code: AuthorizationCodeRecord): Promise<IssuedPair> {
+  const { services, site, client } = context;
+  const { db, config } = services;
+  const issued = await db.transaction(async (trx) => {
+    const now = new Date();
+    const claimed = await trx('authorization_codes').where({ id: code.id }).whereNull('consumed_at').update({ consumed_at: now });
+    if (claimed === 0) return null;
+    const pair = await insertPair(
+      trx,
+      {
+        siteId: site.id,
+        clientRef: client.ref,
+        userId: code.userId,
+        scopes: code.scopes,
+        resource: code.resource,
+        // Variant A: member tokens carry the id of the site they are bound to (spec: Token response).
+        schoolId: config.variant === 'A' && client.audience === 'member' ? site.id : null,
+        authTime: code.authTime,
+      },
+      now,
+    );
+    await trx('authorization_codes').where({ id: code.id }).update({ token_pair_id: pair.pair.id });
+    return pair;
+  });
+  if (issued) return issued;
+  return refuseReplay(context, code);
+}
+
+/** A code presented a second time: revoke every pair it led to, then refuse (RFC 6749 4.1.2). */
+async function refuseReplay({ services }: GrantContext, code: AuthorizationCodeRecord): Promise<never> {
+  const current: { token_pair_id: number | null } | undefined = await services.db('authorization_codes').where({ id: code.id }).first('token_pair_id');
+  if (current?.token_pair_id) await revokeLineage(services.db, Number(current.token_pair_id));
+  throw new InvalidGrantError('the authorization code was already used; the tokens it issued are revoked');
+}
+
+/** Only on this exchange, only with `openid` (spec: Token response); never on refresh. */
+async function idTokenFor({ services, site, client }: GrantContext, code: AuthorizationCodeRecord, issued: IssuedPair): Promise<string | undefined> {
+  if (!issued.pair.scopes.includes('openid')) return undefined;
+  const claims = await userClaims(services.db, site, code.userId, issued.pair.scopes, services.config.variant);
+  return signIdToken(services.db, { site, clientId: client.clientId, claims, nonce: code.nonce, authTime: code.authTime });
+}

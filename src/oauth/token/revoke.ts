@@ -1,0 +1,44 @@
+import type { Middleware } from 'koa';
+import { readForm, requireParam } from '../../http/form.js';
+import type { SiteState } from '../../http/state.js';
+import type { Services } from '../../services.js';
+import { authenticateClient } from '../client-authentication.js';
+import { findPairByAccessToken, findPairByRefreshToken, revokePair, type TokenPair } from '../tokens/store.js';
+
+type Found = { pair: TokenPair; presented: 'access_token' | 'refresh_token' } | null;
+
+/**
+ * POST /api/oauth/revoke (RFC 7009) with the spec's rules (Token pair table, Authentication 14): the refresh token,
+ * or a still-live access token, revokes the whole pair; an access token past its lifetime answers 200 and revokes
+ * nothing (the refresh token keeps working); an unknown or unactionable token answers 200.
+ */
+export function revocationEndpoint(services: Services): Middleware<SiteState> {
+  return async (ctx) => {
+    const form = readForm(ctx);
+    const token = requireParam(form, 'token');
+    const { site } = ctx.state;
+    const { client } = await authenticateClient(services.db, site, form, ctx.get('authorization') || undefined, 'revocation');
+    const found = await findPresentedToken(services, token, form.get('token_type_hint'));
+    // A token of another site or client is unactionable for this caller: 200, nothing revoked.
+    if (found && found.pair.siteId === site.id && found.pair.clientRef === client.ref && isActionable(found)) {
+      await revokePair(services.db, found.pair.id);
+    }
+    ctx.set('Cache-Control', 'no-store');
+    ctx.status = 200;
+    ctx.body = {};
+  };
+}
+
+async function findPresentedToken({ db }: Services, token: string, hint: string | undefined): Promise<Found> {
+  // RFC 7009 2.1: the hint orders the lookup; a wrong hint still finds the token.
+  const lookups = hint === 'refresh_token' ? (['refresh_token', 'access_token'] as const) : (['access_token', 'refresh_token'] as const);
+  for (const presented of lookups) {
+    const pair = presented === 'access_token' ? await findPairByAccessToken(db, token) : await findPairByRefreshToken(db, token);
+    if (pair) return { pair, presented };
+  }
+  return null;
+}
+
+function isActionable({ pair, presented }: NonNullable<Found>): boolean {
+  return presented === 'refresh_token' || pair.accessExpiresAt.getTime() > Date.now();
+}

@@ -1,0 +1,19 @@
+import Router from '@koa/router';
+import type { SiteState } from '../../http/state.js';
+import type { Services } from '../../services.js';
+import { OAUTH_PATHS } from '../endpoints.js';
+import { introspectionEndpoint } from './introspect.js';
+import { revocationEndpoint } from './revoke.js';
+import { tokenEndpoint } from './token-endpoint.js';
+import { userinfoEndpoint } from './userinfo.js';
+
+/** Token-side endpoints: token, revocation, userinfo, and in variant B introspection (variant A has none). */
+export function tokenRoutes(services: Services): Router<SiteState> {
+  const router = new Router<SiteState>();
+  router.post(OAUTH_PATHS.token, tokenEndpoint(services));
+  router.post(OAUTH_PATHS.revoke, revocationEndpoint(services));
+  router.get(OAUTH_PATHS.userinfo, userinfoEndpoint(services));
+  router.post(OAUTH_PATHS.userinfo, userinfoEndpoint(services));
+  if (services.config.variant === 'B') router.post(OAUTH_PATHS.introspect, introspectionEndpoint(services));
+  return router;
+}

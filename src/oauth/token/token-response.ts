@@ -1,0 +1,40 @@
+import type { OAuthClient } from '../../clients/clients.js';
+import type { Variant } from '../../config/config.js';
+import type { Site } from '../../sites/sites.js';
+import { ACCESS_TOKEN_TTL_SECONDS } from '../tokens/lifetimes.js';
+import type { IssuedPair } from '../tokens/store.js';
+
+/** The token endpoint's JSON (spec: Token response). */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+  id_token?: string;
+  school_id?: number;
+  school_subdomain?: string;
+  created_at?: number;
+}
+
+/**
+ * Variant A member tokens also carry `school_id`, `school_subdomain` and `created_at`. A refreshed pair carries the
+ * `school_id` it was issued with, so a pair issued without one stays without (Authentication 8).
+ */
+export function tokenResponse(issued: IssuedPair, context: { site: Site; client: OAuthClient; variant: Variant; idToken?: string }): TokenResponse {
+  const { pair } = issued;
+  const body: TokenResponse = {
+    access_token: issued.accessToken,
+    token_type: 'Bearer',
+    expires_in: ACCESS_TOKEN_TTL_SECONDS,
+    refresh_token: issued.refreshToken,
+    scope: pair.scopes.join(' '),
+  };
+  if (context.idToken !== undefined) body.id_token = context.idToken;
+  if (context.variant === 'A' && context.client.audience === 'member' && pair.schoolId !== null) {
+    body.school_id = pair.schoolId;
+    body.school_subdomain = context.site.subdomain;
+    body.created_at = Math.floor(pair.createdAt.getTime() / 1000);
+  }
+  return body;
+}

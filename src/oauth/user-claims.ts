@@ -1,0 +1,31 @@
+import { rolesAt } from '../accounts/roles.js';
+import { getUser } from '../accounts/users.js';
+import type { Scope } from '../clients/scopes.js';
+import type { Variant } from '../config/config.js';
+import type { Database } from '../db/connection.js';
+import type { Site } from '../sites/sites.js';
+
+/** Claims about the member, shared by userinfo and the id_token so they always match (spec: id_token claims). */
+export interface UserClaims {
+  sub: string;
+  email?: string;
+  name?: string;
+  picture?: string | null;
+  org_id: string;
+  roles: string[];
+}
+
+/**
+ * `sub` is the user id; `org_id` is the site's id and `roles` the member's roles there. `email` needs the email
+ * scope, `name` (and in variant A `picture`) the profile scope (OIDC Core 5.4). Never a `resource` claim (spec: Userinfo).
+ */
+export async function userClaims(db: Database, site: Site, userId: number, scopes: readonly Scope[], variant: Variant): Promise<UserClaims> {
+  const [user, roles] = await Promise.all([getUser(db, userId), rolesAt(db, site.id, userId)]);
+  const claims: UserClaims = { sub: String(user.id), org_id: String(site.id), roles };
+  if (scopes.includes('email')) claims.email = user.email;
+  if (scopes.includes('profile')) {
+    claims.name = user.name;
+    if (variant === 'A') claims.picture = user.avatarUrl;
+  }
+  return claims;
+}
