@@ -1,6 +1,7 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
+import { memberGraphqlEndpoint, memberGraphqlPath } from './graphql/endpoint.js';
 import { errorHandling } from './http/errors.js';
 import { healthCheck } from './http/health.js';
 import { requestLogging } from './http/request-id.js';
@@ -30,11 +31,20 @@ export function createApp(services: Services): Koa<RequestState> {
 
   // Past this point every request belongs to the site of its origin, or gets a 404 naming the origin.
   const siteApp = app.use<SiteState>(siteResolution(db));
+  const graphqlPath = memberGraphqlPath(config.variant);
   // JSON and form bodies up to 64 KiB; the raw text stays on ctx.request.rawBody for parsers with stricter rules.
+  // The member API reads its own body, so malformed JSON gets a GraphQL-over-HTTP answer rather than an OAuth one.
+  siteApp.use(async (ctx, next) => {
+    if (ctx.path === graphqlPath) (ctx as { disableBodyParser?: boolean }).disableBodyParser = true;
+    await next();
+  });
   siteApp.use(bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '64kb', formLimit: '64kb', strict: true }));
   const siteRoutes = new Router<SiteState>();
   siteRoutes.get('/', homePage(config.variant));
   siteRoutes.use(oauthRoutes(services).routes());
+  const graphql = memberGraphqlEndpoint(services);
+  siteRoutes.get(graphqlPath, graphql);
+  siteRoutes.post(graphqlPath, graphql);
   siteApp.use(siteRoutes.routes());
   siteApp.use(siteRoutes.allowedMethods());
 

@@ -8,7 +8,7 @@ import { PROJECT_ROOT } from '../src/shared/paths.js';
 /** A scratch copy of the contract sources and generated/, sharing node_modules, so the test can edit the copy. */
 function scratchCopy(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schoolgate-codegen-'));
-  for (const entry of ['schema', 'openapi', 'generated', 'codegen.ts', 'package.json', '.ci/codegen-check']) {
+  for (const entry of ['schema', 'openapi', 'generated', 'codegen.ts', 'package.json', '.ci/codegen-check', 'src/graphql/mappers']) {
     fs.cpSync(path.join(PROJECT_ROOT, entry), path.join(dir, entry), { recursive: true });
   }
   fs.symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(dir, 'node_modules'));

@@ -1,10 +1,7 @@
-import type { Variant } from '../config/config.js';
-import type { Database } from '../db/connection.js';
-import type { Site } from '../sites/sites.js';
+import type { Scope } from '../clients/scopes.js';
+import { MemberContext } from '../member/context.js';
 
-/** What every member GraphQL resolver receives (graphql-codegen's `contextType`). */
-export interface GraphQLContext {
-  db: Database;
-  site: Site;
-  variant: Variant;
+/** What every member GraphQL resolver receives (graphql-codegen's `contextType`): the member context plus the token's scopes. */
+export class GraphQLContext extends MemberContext {
+  scopes: readonly Scope[] = [];
 }

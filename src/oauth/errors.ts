@@ -68,6 +68,32 @@ export class AccessDeniedError extends OAuthError {
   }
 }
 
+// Errors returned to the client on its redirect_uri (RFC 6749 4.1.2.1; OpenID Connect Core 3.1.2.6 and 6).
+
+export class UnsupportedResponseTypeError extends OAuthError {
+  constructor(description: string) {
+    super(400, 'unsupported_response_type', description);
+  }
+}
+
+export class ConsentRequiredError extends OAuthError {
+  constructor(description: string) {
+    super(400, 'consent_required', description);
+  }
+}
+
+export class RequestNotSupportedError extends OAuthError {
+  constructor(description: string) {
+    super(400, 'request_not_supported', description);
+  }
+}
+
+export class RequestUriNotSupportedError extends OAuthError {
+  constructor(description: string) {
+    super(400, 'request_uri_not_supported', description);
+  }
+}
+
 export class ServerError extends OAuthError {
   constructor(description: string) {
     super(500, 'server_error', description);

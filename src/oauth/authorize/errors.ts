@@ -1,5 +1,4 @@
 import { AppError } from '../../shared/errors.js';
-import { OAuthError } from '../errors.js';
 
 /**
  * A problem shown to the person in the browser as an HTML page and never sent to the client: RFC 6749 4.1.2.1 forbids
@@ -45,31 +44,5 @@ export class TooManyAttemptsError extends PageError {
       `There were too many unsuccessful sign-in attempts. Wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`,
       { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
     );
-  }
-}
-
-// Errors returned to the client on its redirect_uri (RFC 6749 4.1.2.1; OpenID Connect Core 3.1.2.6 and 6).
-
-export class UnsupportedResponseTypeError extends OAuthError {
-  constructor(description: string) {
-    super(400, 'unsupported_response_type', description);
-  }
-}
-
-export class ConsentRequiredError extends OAuthError {
-  constructor(description: string) {
-    super(400, 'consent_required', description);
-  }
-}
-
-export class RequestNotSupportedError extends OAuthError {
-  constructor(description: string) {
-    super(400, 'request_not_supported', description);
-  }
-}
-
-export class RequestUriNotSupportedError extends OAuthError {
-  constructor(description: string) {
-    super(400, 'request_uri_not_supported', description);
   }
 }

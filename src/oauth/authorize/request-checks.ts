@@ -1,9 +1,9 @@
 import { readQuery } from '../../http/form.js';
 import { cspSourceForUri } from '../../http/security-headers.js';
-import { InvalidRequestError, InvalidTargetError, OAuthError } from '../errors.js';
+import { ConsentRequiredError, InvalidRequestError, InvalidTargetError, OAuthError, RequestNotSupportedError, RequestUriNotSupportedError, UnsupportedResponseTypeError } from '../errors.js';
 import { resolvePageClient } from './page-client.js';
 import { resolveRequestedScopes } from '../scope-policy.js';
-import { ConsentRequiredError, RequestNotSupportedError, RequestUriNotSupportedError, UnsupportedResponseTypeError, UntrustedRequestError } from './errors.js';
+import { UntrustedRequestError } from './errors.js';
 import { need, type AuthorizeFlow } from './flow.js';
 import { step } from './pipeline.js';
 

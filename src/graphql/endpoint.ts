@@ -1,0 +1,159 @@
+import type { IncomingMessage } from 'node:http';
+import type { Middleware, ParameterizedContext } from 'koa';
+import { createHandler, type OperationArgs, type Response as HttpResponse } from 'graphql-http';
+import { GraphQLError, parse, specifiedRules, validate, type DocumentNode } from 'graphql';
+import { bearerChallenge, InsufficientScopeError, InvalidTokenError } from '../oauth/errors.js';
+import { requireAccessToken, type VerifiedToken } from '../oauth/bearer.js';
+import type { SiteState } from '../http/state.js';
+import type { Services } from '../services.js';
+import { AppError, NotFoundError, ValidationError } from '../shared/errors.js';
+import type { Site } from '../sites/sites.js';
+import { GraphQLContext } from './context.js';
+import { LruCache } from './document-cache.js';
+import { depthAndCostRule, LIMITS } from './limits.js';
+import { buildMemberSchema } from './schema.js';
+import { scopesNeededBy } from './scopes.js';
+
+export const ACCOUNT_SCOPES = ['account:read', 'account:write'] as const;
+
+export function memberGraphqlPath(variant: 'A' | 'B'): string {
+  return variant === 'A' ? '/member/graphql' : '/account/graphql';
+}
+
+interface RequestContext {
+  member: GraphQLContext;
+  site: Site;
+}
+
+/**
+ * Authentication for the member API (spec, Authentication 8-9 and Errors): a token is required (no anonymous mode),
+ * bound to this origin, with a resource owner. Variant A also needs the token's school_id to be this site, and one of
+ * the two account scopes; variant B checks scopes per requested field before executing.
+ */
+async function authenticate(services: Services, site: Site, authorization: string | undefined): Promise<VerifiedToken> {
+  const verified = await requireAccessToken(services.db, site, authorization);
+  if (verified.userId === null) throw new InvalidTokenError(site.origin, 'the access token is not bound to a member');
+  if (services.config.variant === 'A') {
+    if (verified.pair.schoolId === null || verified.pair.schoolId !== site.id) {
+      throw new InvalidTokenError(site.origin, 'the access token was issued for a different organization (it has no school_id for this site); re-run the authorization-code flow to get one');
+    }
+    if (!ACCOUNT_SCOPES.some((scope) => verified.scopes.includes(scope))) throw new InsufficientScopeError(site.origin, ACCOUNT_SCOPES);
+  }
+  return verified;
+}
+
+/** Reads the body ourselves (the app-wide body parser skips this path) so that oversize and malformed JSON get GraphQL-over-HTTP answers. */
+async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > limit) throw new AppError(413, 'request_too_large', `the request body is larger than ${limit} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new AppError(413, 'request_too_large', `the request body is larger than ${limit} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** GraphQL errors for domain failures; anything unexpected is masked (and logged by the caller's logger). */
+function formatError(error: Readonly<GraphQLError | Error>): GraphQLError | Error {
+  if (!(error instanceof GraphQLError) || !error.originalError || error.originalError instanceof GraphQLError) return error;
+  const original = error.originalError;
+  const code = original instanceof ValidationError ? 'BAD_USER_INPUT' : original instanceof NotFoundError ? 'NOT_FOUND' : original instanceof AppError ? original.code.toUpperCase() : 'INTERNAL_SERVER_ERROR';
+  const message = code === 'INTERNAL_SERVER_ERROR' ? 'internal error' : original.message;
+  const extensions = { code, ...(original instanceof ValidationError && original.problems.length > 0 ? { problems: original.problems } : {}) };
+  return new GraphQLError(message, { nodes: error.nodes, path: error.path, extensions });
+}
+
+/** The answer to an authentication failure: the OAuth error and a GraphQL `errors` entry, so either kind of client reads it. */
+function renderAuthFailure(ctx: ParameterizedContext, error: AppError): void {
+  ctx.status = error.status;
+  ctx.set(error.headers);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { error: error.code, error_description: error.message, errors: [{ message: error.message, extensions: { code: error.code } }] };
+}
+
+/** POST|GET /member/graphql (variant A) or /account/graphql (variant B): graphql-http over the member schema. */
+export function memberGraphqlEndpoint(services: Services): Middleware<SiteState> {
+  const { variant } = services.config;
+  const { schema, scopes } = buildMemberSchema(variant);
+  const validated = new LruCache<string, DocumentNode | readonly GraphQLError[]>(500);
+
+  function documentFor(query: string): DocumentNode | readonly GraphQLError[] {
+    const cached = validated.get(query);
+    if (cached) return cached;
+    let result: DocumentNode | readonly GraphQLError[];
+    try {
+      const document = parse(query, { maxTokens: LIMITS.maxTokens });
+      const errors = validate(schema, document, specifiedRules);
+      result = errors.length > 0 ? errors : document;
+    } catch (error) {
+      result = [error instanceof GraphQLError ? error : new GraphQLError(String(error))];
+    }
+    validated.set(query, result);
+    return result;
+  }
+
+  // graphql-http types the execution context as a plain record; ours is the GraphQLContext class the resolvers expect.
+  const handle = createHandler<IncomingMessage, RequestContext, Record<PropertyKey, unknown>>({
+    schema,
+    formatError,
+    onSubscribe: (req, params): OperationArgs<Record<PropertyKey, unknown>> | readonly GraphQLError[] | HttpResponse => {
+      const document = documentFor(params.query);
+      if (!('kind' in document)) return document;
+      const variables = params.variables ?? {};
+      const limitErrors = validate(schema, document, [depthAndCostRule(variables)]);
+      if (limitErrors.length > 0) return limitErrors;
+      const { member, site } = req.context;
+      if (variant === 'B') {
+        // Spec, Errors (variant B): a valid token lacking a required scope is HTTP 403 insufficient_scope.
+        const missing = scopesNeededBy(schema, scopes, document).find((needed) => !needed.some((scope) => (member.scopes as readonly string[]).includes(scope)));
+        if (missing) {
+          const description = `this request needs the scope ${missing.join(' or ')}`;
+          return [
+            JSON.stringify({ error: 'insufficient_scope', error_description: description, errors: [{ message: description, extensions: { code: 'insufficient_scope' } }] }),
+            { status: 403, statusText: 'Forbidden', headers: { 'content-type': 'application/json; charset=utf-8', 'www-authenticate': bearerChallenge(site.origin, 'insufficient_scope', description, { scope: missing.join(' ') }) } },
+          ];
+        }
+      }
+      return { schema, document, variableValues: variables, operationName: params.operationName ?? null, contextValue: member as unknown as Record<PropertyKey, unknown> };
+    },
+  });
+
+  return async (ctx) => {
+    const { site } = ctx.state;
+    let verified: VerifiedToken;
+    try {
+      verified = await authenticate(services, site, ctx.get('authorization') || undefined);
+    } catch (error) {
+      if (error instanceof InvalidTokenError || error instanceof InsufficientScopeError) return renderAuthFailure(ctx, error);
+      throw error;
+    }
+    let body: string | null = null;
+    if (ctx.method === 'POST') {
+      try {
+        body = await readBody(ctx.req, LIMITS.maxBodyBytes);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        ctx.status = error.status;
+        ctx.body = { errors: [{ message: error.message, extensions: { code: error.code } }] };
+        return;
+      }
+    }
+    const member = new GraphQLContext({ db: services.db, site, variant, userId: verified.userId ?? 0 });
+    member.scopes = verified.scopes;
+    const [responseBody, init] = await handle({
+      method: ctx.method,
+      url: ctx.url,
+      headers: ctx.headers,
+      body,
+      raw: ctx.req,
+      context: { member, site },
+    });
+    ctx.status = init.status;
+    if (init.headers) ctx.set(init.headers);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = responseBody ?? '';
+  };
+}

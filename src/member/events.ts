@@ -1,0 +1,133 @@
+import { requireDate, toDate } from '../db/connection.js';
+import type { MemberContext } from './context.js';
+import { DEFAULT_LIMITS, fetchPage, pageWindow, type Page, type PageArgs, type SortKey } from './pagination.js';
+
+/** State of a registration, in the API's vocabulary (stored: registered | attended | no_show | canceled). */
+export type EventRegistrationState = 'REGISTERED' | 'CHECKED_IN' | 'CANCELED';
+
+/** An event as seen from one of the viewer's registrations. */
+export interface EventRecord {
+  id: number;
+  slug: string;
+  title: string;
+  description: string | null;
+  /** Events have no cover image in the data model: always null today. */
+  coverImageUrl: string | null;
+  startAt: Date;
+  endAt: Date | null;
+  /** IANA time zone the event is announced in. */
+  timezone: string;
+  isOnline: boolean;
+  /** Venue of an in-person event; null for online events. */
+  venue: string | null;
+  /** The event's page on this site: `{origin}/events/{slug}`. */
+  url: string;
+}
+
+/**
+ * The viewer's registration for an event here (spec: viewer `eventRegistrations`): an entitlement, not an order, so
+ * it carries no order number, coupon, refund, invoice or price.
+ */
+export interface EventRegistrationRecord {
+  id: number;
+  state: EventRegistrationState;
+  /** Ticket type name; the data model has a single ticket type per event, so always null today. */
+  ticketName: string | null;
+  /** Places held; one registration is one attendee. */
+  seats: number;
+  registeredAt: Date;
+  canceledAt: Date | null;
+  event: EventRecord;
+}
+
+interface RegistrationRow {
+  /** The registration id (the list's tie-breaker). */
+  id: number;
+  state: string;
+  registered_at: unknown;
+  canceled_at: unknown;
+  event_id: number;
+  slug: string;
+  title: string;
+  description: string | null;
+  starts_at: unknown;
+  ends_at: unknown;
+  timezone: string;
+  format: string;
+  location: string | null;
+}
+
+/** Schema: "Ordered by event start, newest first", ties broken by the registration id. */
+const EVENT_REGISTRATIONS_ORDER: SortKey = [
+  { column: 'events.starts_at', descending: true, time: true },
+  { column: 'event_registrations.id', descending: true },
+];
+
+/** attended → CHECKED_IN; a no-show still held a registration, so it stays REGISTERED. */
+export function registrationState(stored: string): EventRegistrationState {
+  if (stored === 'canceled') return 'CANCELED';
+  if (stored === 'attended') return 'CHECKED_IN';
+  return 'REGISTERED';
+}
+
+export function eventUrl(origin: string, slug: string): string {
+  return `${origin}/events/${encodeURIComponent(slug)}`;
+}
+
+/**
+ * The viewer's event registrations at this site, canceled ones included (state CANCELED), by event start, newest
+ * first. Each carries its event (same query). Two queries (page + count).
+ */
+export async function listEventRegistrations(ctx: MemberContext, args: PageArgs): Promise<Page<EventRegistrationRecord>> {
+  const window = pageWindow(args, DEFAULT_LIMITS, EVENT_REGISTRATIONS_ORDER);
+  const base = () =>
+    ctx
+      .db('event_registrations')
+      .join('events', 'events.id', 'event_registrations.event_id')
+      .where('event_registrations.user_id', ctx.userId)
+      .where('event_registrations.site_id', ctx.site.id)
+      .where('events.site_id', ctx.site.id)
+      .select(
+        'event_registrations.id as id',
+        'event_registrations.state as state',
+        'event_registrations.registered_at as registered_at',
+        'event_registrations.canceled_at as canceled_at',
+        'events.id as event_id',
+        'events.slug as slug',
+        'events.title as title',
+        'events.description as description',
+        'events.starts_at as starts_at',
+        'events.ends_at as ends_at',
+        'events.timezone as timezone',
+        'events.format as format',
+        'events.location as location',
+      );
+  const page = await fetchPage<RegistrationRow & Record<string, unknown>>(base, EVENT_REGISTRATIONS_ORDER, window);
+  return {
+    ...page,
+    nodes: page.nodes.map((row) => {
+      const isOnline = row.format !== 'venue';
+      return {
+        id: Number(row.id),
+        state: registrationState(row.state),
+        ticketName: null,
+        seats: 1,
+        registeredAt: requireDate(row.registered_at),
+        canceledAt: toDate(row.canceled_at),
+        event: {
+          id: Number(row.event_id),
+          slug: row.slug,
+          title: row.title,
+          description: row.description,
+          coverImageUrl: null,
+          startAt: requireDate(row.starts_at),
+          endAt: toDate(row.ends_at),
+          timezone: row.timezone,
+          isOnline,
+          venue: isOnline ? null : row.location,
+          url: eventUrl(ctx.site.origin, row.slug),
+        },
+      };
+    }),
+  };
+}

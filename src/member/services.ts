@@ -1,0 +1,357 @@
+import type { Knex } from 'knex';
+import { requireDate, toDate } from '../db/connection.js';
+import { ValidationError } from '../shared/errors.js';
+import type { MemberContext } from './context.js';
+import { DEFAULT_LIMITS, encodeCursor, fetchPage, pageWindow, type KeyValue, type Page, type PageArgs, type PageWindow, type SortKey } from './pagination.js';
+
+/** Meeting states, spelled as the spec spells them (spec: Meeting `state`). */
+export const MEETING_STATES = ['available', 'scheduled', 'canceled'] as const;
+export type MeetingState = (typeof MEETING_STATES)[number];
+
+/** Days of the week in ISO order (Monday first), as the API names them. */
+export const WEEKDAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+/**
+ * A consulting service offered against the courses delivered to the viewer (spec: Consulting). A catalogue entry:
+ * not a purchase and not a booking, so it carries no order number, coupon, refund, invoice or price.
+ */
+export interface ConsultingServiceRecord {
+  id: number;
+  title: string;
+  description: string | null;
+  durationMinutes: number;
+  /** Default seats per meeting. */
+  capacity: number;
+}
+
+/** A minimal course reference (id, slug, title). */
+export interface CourseRefRecord {
+  id: number;
+  slug: string;
+  title: string;
+}
+
+/** One recurring weekly availability window of a service (spec: "`slots` is the recurring availability"). */
+export interface ConsultingSlotRecord {
+  id: number;
+  serviceId: number;
+  weekday: Weekday;
+  /** `HH:MM`, 24-hour, in `timezone`. */
+  startTime: string;
+  durationMinutes: number;
+  /** IANA time zone name. */
+  timezone: string;
+  capacity: number;
+  validFrom: Date | null;
+  validUntil: Date | null;
+}
+
+/**
+ * A meeting reserved on a service, as the service's catalogue shows it: anyone's, with no room link, no attendee
+ * identities and nothing that marks the viewer's (spec: Consulting, `meetings`).
+ */
+export interface ServiceMeetingRecord {
+  id: number;
+  serviceId: number;
+  state: MeetingState;
+  startAt: Date;
+  endAt: Date;
+  /** Seats taken (live seat rows): catalogue arithmetic. */
+  attendeesCount: number;
+  /** Seats the meeting offers. */
+  capacity: number;
+}
+
+/** `MeetingFilter` (spec: `filter: { startedAfter, startedBefore, state }`): unix seconds, strict bounds. */
+export interface MeetingFilter {
+  startedAfter?: number | null;
+  startedBefore?: number | null;
+  /** null/undefined = every state; an empty list matches nothing. */
+  state?: readonly MeetingState[] | null;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Cursor checks shared by the member lists.
+
+// ---------------------------------------------------------------------------------------------------------------
+// Services offered to the viewer.
+
+interface ServiceRow {
+  id: number;
+  title: string;
+  description: string | null;
+  duration_minutes: number;
+  capacity: number;
+}
+
+const SERVICE_COLUMNS = [
+  'consulting_services.id as id',
+  'consulting_services.title as title',
+  'consulting_services.description as description',
+  'consulting_services.duration_minutes as duration_minutes',
+  'consulting_services.capacity as capacity',
+];
+
+/** Schema: consultingServices "Ordered by title", ties broken by id. */
+const SERVICES_ORDER: SortKey = [
+  { column: 'consulting_services.title', descending: false },
+  { column: 'consulting_services.id', descending: false },
+];
+
+function serviceFromRow(row: ServiceRow): ConsultingServiceRecord {
+  return { id: Number(row.id), title: row.title, description: row.description, durationMinutes: Number(row.duration_minutes), capacity: Number(row.capacity) };
+}
+
+/**
+ * Enrollments of the viewer at this site that still deliver their course (lifetime, no end, or ending after now):
+ * the "courses delivered to the viewer" (spec: Consulting). `courseColumn` is the course id to match.
+ */
+function deliveredEnrollment(ctx: MemberContext, courseColumn: string): Knex.QueryBuilder {
+  return ctx
+    .db('enrollments as de')
+    .whereRaw('de.course_id = ??', [courseColumn])
+    .where('de.user_id', ctx.userId)
+    .where('de.site_id', ctx.site.id)
+    .where((active) => active.where('de.has_lifetime_access', true).orWhereNull('de.expires_at').orWhere('de.expires_at', '>', ctx.now))
+    .select(ctx.db.raw('1'));
+}
+
+/**
+ * The consulting services offered against the courses delivered to the viewer (published services linked to at least
+ * one course the viewer holds a live enrollment for), by title. A catalogue, not a purchase list and not the
+ * viewer's bookings. Two queries (page + count).
+ */
+export async function listConsultingServices(ctx: MemberContext, args: PageArgs): Promise<Page<ConsultingServiceRecord>> {
+  const window = pageWindow(args, DEFAULT_LIMITS, SERVICES_ORDER);
+  const base = () =>
+    ctx
+      .db('consulting_services')
+      .where('consulting_services.site_id', ctx.site.id)
+      .where('consulting_services.status', 'published')
+      .whereExists(
+        ctx
+          .db('consulting_service_courses as csc')
+          .whereRaw('csc.service_id = consulting_services.id')
+          .whereExists(deliveredEnrollment(ctx, 'csc.course_id'))
+          .select(ctx.db.raw('1')),
+      )
+      .select(SERVICE_COLUMNS);
+  const page = await fetchPage<ServiceRow & Record<string, unknown>>(base, SERVICES_ORDER, window);
+  return { ...page, nodes: page.nodes.map(serviceFromRow) };
+}
+
+/**
+ * A consulting service of this site by id (any status), or null; batched. For pages that reach a service from
+ * elsewhere, e.g. the service of one of the viewer's own meetings.
+ */
+export async function consultingServiceById(ctx: MemberContext, serviceId: number): Promise<ConsultingServiceRecord | null> {
+  const loader = ctx.loader<number, ConsultingServiceRecord | null>('consulting-service', async (ids) => {
+    const rows: ServiceRow[] = await ctx.db('consulting_services').where('consulting_services.site_id', ctx.site.id).whereIn('consulting_services.id', [...ids]).select(SERVICE_COLUMNS);
+    const byId = new Map(rows.map((row) => [Number(row.id), serviceFromRow(row)]));
+    return ids.map((id) => byId.get(id) ?? null);
+  });
+  return loader.load(serviceId);
+}
+
+/** The viewer's delivered courses a service is offered against, by title; batched across services (one query). */
+export async function coursesOfService(ctx: MemberContext, serviceId: number): Promise<CourseRefRecord[]> {
+  const loader = ctx.loader<number, CourseRefRecord[]>('consulting-service-courses', async (ids) => {
+    const rows: Array<{ service_id: number; id: number; slug: string; title: string }> = await ctx
+      .db('consulting_service_courses as csc')
+      .join('courses as c', 'c.id', 'csc.course_id')
+      .whereIn('csc.service_id', [...ids])
+      .where('c.site_id', ctx.site.id)
+      .whereExists(deliveredEnrollment(ctx, 'c.id'))
+      .orderBy([{ column: 'c.title' }, { column: 'c.id' }])
+      .select('csc.service_id as service_id', 'c.id as id', 'c.slug as slug', 'c.title as title');
+    const byService = new Map<number, CourseRefRecord[]>();
+    for (const row of rows) {
+      const list = byService.get(Number(row.service_id)) ?? [];
+      list.push({ id: Number(row.id), slug: row.slug, title: row.title });
+      byService.set(Number(row.service_id), list);
+    }
+    return ids.map((id) => byService.get(id) ?? []);
+  });
+  return loader.load(serviceId);
+}
+
+/** Stored weekday: 0 = Sunday … 6 = Saturday. */
+function weekdayOf(stored: number): Weekday {
+  return WEEKDAYS[(((stored + 6) % 7) + 7) % 7] ?? 'MONDAY';
+}
+
+/**
+ * The recurring weekly slots of a service (spec: "`slots` is the recurring availability"), Monday first, then start
+ * time; slots whose validity ended are left out. Batched across services (one query).
+ */
+export async function slotsOfService(ctx: MemberContext, serviceId: number): Promise<ConsultingSlotRecord[]> {
+  const loader = ctx.loader<number, ConsultingSlotRecord[]>('consulting-service-slots', async (ids) => {
+    const rows: Array<{
+      id: number;
+      service_id: number;
+      weekday: number;
+      start_time: string;
+      duration_minutes: number;
+      timezone: string;
+      capacity: number;
+      valid_from: unknown;
+      valid_until: unknown;
+    }> = await ctx
+      .db('consulting_slots as sl')
+      .join('consulting_services as cs', 'cs.id', 'sl.service_id')
+      .where('cs.site_id', ctx.site.id)
+      .whereIn('sl.service_id', [...ids])
+      .where((current) => current.whereNull('sl.valid_until').orWhere('sl.valid_until', '>', ctx.now))
+      .select('sl.id', 'sl.service_id', 'sl.weekday', 'sl.start_time', 'sl.duration_minutes', 'sl.timezone', 'sl.capacity', 'sl.valid_from', 'sl.valid_until');
+    const slots = rows.map(
+      (row): ConsultingSlotRecord => ({
+        id: Number(row.id),
+        serviceId: Number(row.service_id),
+        weekday: weekdayOf(Number(row.weekday)),
+        startTime: row.start_time,
+        durationMinutes: Number(row.duration_minutes),
+        timezone: row.timezone,
+        capacity: Number(row.capacity),
+        validFrom: toDate(row.valid_from),
+        validUntil: toDate(row.valid_until),
+      }),
+    );
+    slots.sort((a, b) => WEEKDAYS.indexOf(a.weekday) - WEEKDAYS.indexOf(b.weekday) || a.startTime.localeCompare(b.startTime) || a.id - b.id);
+    return ids.map((id) => slots.filter((slot) => slot.serviceId === id));
+  });
+  return loader.load(serviceId);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Meetings reserved on a service: one connection per service, every service's page fetched together.
+
+/** Schema: service meetings "Ordered newest start first", ties broken by id. */
+const SERVICE_MEETINGS_ORDER: SortKey = [
+  { column: 'm.starts_at', descending: true, time: true },
+  { column: 'm.id', descending: true },
+];
+
+interface ServiceMeetingRow {
+  id: number;
+  service_id: number;
+  starts_at: unknown;
+  ends_at: unknown;
+  state: string;
+  capacity: number;
+  attendees_count: number | string;
+}
+
+function meetingState(stored: string): MeetingState {
+  return (MEETING_STATES as readonly string[]).includes(stored) ? (stored as MeetingState) : 'available';
+}
+
+function checkFilter(filter: MeetingFilter | null | undefined): void {
+  for (const bound of ['startedAfter', 'startedBefore'] as const) {
+    const value = filter?.[bound];
+    if (value !== null && value !== undefined && !Number.isSafeInteger(value)) {
+      throw new ValidationError(`filter.${bound} must be unix seconds (an integer)`, [{ pointer: `/filter/${bound}`, message: 'must be an integer number of seconds' }]);
+    }
+  }
+  for (const state of filter?.state ?? []) {
+    if (!(MEETING_STATES as readonly string[]).includes(state)) {
+      throw new ValidationError(`unknown meeting state "${String(state)}"`, [{ pointer: '/filter/state', message: `must be one of ${MEETING_STATES.join(', ')}` }]);
+    }
+  }
+}
+
+/** Meetings of the given services at this site, reserved (at least one live seat), matching the filter. */
+function reservedMeetings(ctx: MemberContext, serviceIds: readonly number[], filter: MeetingFilter | null | undefined): Knex.QueryBuilder {
+  const query = ctx
+    .db('meetings as m')
+    .where('m.site_id', ctx.site.id)
+    .whereIn('m.service_id', [...serviceIds])
+    .whereExists(ctx.db('meeting_seats as rs').whereRaw('rs.meeting_id = m.id').whereNull('rs.canceled_at').select(ctx.db.raw('1')));
+  if (filter?.startedAfter !== null && filter?.startedAfter !== undefined) query.where('m.starts_at', '>', new Date(filter.startedAfter * 1000));
+  if (filter?.startedBefore !== null && filter?.startedBefore !== undefined) query.where('m.starts_at', '<', new Date(filter.startedBefore * 1000));
+  if (filter?.state !== null && filter?.state !== undefined) query.whereIn('m.state', [...filter.state]);
+  return query;
+}
+
+/** Rows strictly beyond a cursor in the meetings' order (newest start first): a keyset condition. */
+function beyondCursor(query: Knex.QueryBuilder, values: KeyValue[], side: 'after' | 'before'): void {
+  const startsAt = new Date(Number(values[0]));
+  const id = Number(values[1]);
+  const op = side === 'after' ? '<' : '>';
+  query.where((outer) => outer.where('m.starts_at', op, startsAt).orWhere((tie) => tie.where('m.starts_at', startsAt).where('m.id', op, id)));
+}
+
+/**
+ * One page per service in two queries whatever the number of services: the rows of every service's window through
+ * ROW_NUMBER() partitioned by service (one row beyond the page size, to know whether more follow), and the
+ * per-service totals through GROUP BY.
+ */
+async function loadServiceMeetingPages(ctx: MemberContext, serviceIds: readonly number[], window: PageWindow, filter: MeetingFilter | null | undefined): Promise<Array<Page<ServiceMeetingRecord>>> {
+  const reverse = window.direction === 'backward';
+  const direction = reverse ? 'asc' : 'desc';
+  const ranked = reservedMeetings(ctx, serviceIds, filter)
+    .select(
+      'm.id as id',
+      'm.service_id as service_id',
+      'm.starts_at as starts_at',
+      'm.ends_at as ends_at',
+      'm.state as state',
+      'm.capacity as capacity',
+      ctx.db.raw('(select count(*) from meeting_seats as cs where cs.meeting_id = m.id and cs.canceled_at is null) as attendees_count'),
+      ctx.db.raw(`row_number() over (partition by m.service_id order by m.starts_at ${direction}, m.id ${direction}) as row_rank`),
+    );
+  if (window.after) beyondCursor(ranked, window.after, 'after');
+  if (window.before) beyondCursor(ranked, window.before, 'before');
+  const [rows, totals] = await Promise.all([
+    ctx
+      .db.from(ranked.as('ranked'))
+      .where('row_rank', '<=', window.size + 1)
+      .orderBy([{ column: 'service_id' }, { column: 'row_rank' }])
+      .select('*') as Promise<Array<ServiceMeetingRow & { row_rank: number }>>,
+    reservedMeetings(ctx, serviceIds, filter).groupBy('m.service_id').select('m.service_id as service_id').count({ total: '*' }) as Promise<Array<{ service_id: number; total: number | string }>>,
+  ]);
+  const rowsByService = new Map<number, ServiceMeetingRow[]>();
+  for (const row of rows) {
+    const list = rowsByService.get(Number(row.service_id)) ?? [];
+    list.push(row);
+    rowsByService.set(Number(row.service_id), list);
+  }
+  const totalByService = new Map(totals.map((row) => [Number(row.service_id), Number(row.total)]));
+  return serviceIds.map((serviceId) => {
+    const found = rowsByService.get(serviceId) ?? [];
+    const hasMore = found.length > window.size;
+    const pageRows = found.slice(0, window.size);
+    if (reverse) pageRows.reverse();
+    const nodes = pageRows.map(
+      (row): ServiceMeetingRecord => ({
+        id: Number(row.id),
+        serviceId: Number(row.service_id),
+        state: meetingState(row.state),
+        startAt: requireDate(row.starts_at),
+        endAt: requireDate(row.ends_at),
+        attendeesCount: Number(row.attendees_count),
+        capacity: Number(row.capacity),
+      }),
+    );
+    return {
+      nodes,
+      cursors: nodes.map((node) => encodeCursor([node.startAt.getTime(), node.id])),
+      hasNextPage: reverse ? window.before !== null : hasMore,
+      hasPreviousPage: reverse ? hasMore : window.after !== null,
+      totalCount: totalByService.get(serviceId) ?? 0,
+    };
+  });
+}
+
+/**
+ * The meetings already reserved on a service (at least one live seat), everyone's, newest start first (spec:
+ * Consulting, `meetings`). No room link and nothing that marks the viewer's meetings. Batched: every service's page
+ * with the same arguments costs two queries together.
+ */
+export async function listServiceMeetings(ctx: MemberContext, serviceId: number, args: PageArgs, filter?: MeetingFilter | null): Promise<Page<ServiceMeetingRecord>> {
+  const window = pageWindow(args, DEFAULT_LIMITS, SERVICE_MEETINGS_ORDER);
+  checkFilter(filter);
+  const key = JSON.stringify({ window, startedAfter: filter?.startedAfter ?? null, startedBefore: filter?.startedBefore ?? null, state: filter?.state ?? null });
+  const loader = ctx.loader<number, Page<ServiceMeetingRecord>>(`service-meetings:${key}`, (ids) => loadServiceMeetingPages(ctx, ids, window, filter));
+  return loader.load(serviceId);
+}

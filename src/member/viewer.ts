@@ -1,0 +1,36 @@
+import { NotFoundError } from '../shared/errors.js';
+import type { MemberContext } from './context.js';
+
+/** The signed-in member's identity (spec: viewer, `id, name, email, avatar`). */
+export interface ViewerRecord {
+  /** The user id: the token's resource owner, the userinfo `sub`. */
+  id: number;
+  /** Null when the member has not set a name. */
+  name: string | null;
+  email: string;
+  avatarUrl: string | null;
+}
+
+interface UserRow {
+  id: number;
+  name: string | null;
+  email: string;
+  avatar_url: string | null;
+}
+
+/** The member behind the request (one query, cached for the request). */
+export async function viewerIdentity(ctx: MemberContext): Promise<ViewerRecord> {
+  const loader = ctx.loader<number, ViewerRecord | null>('viewer-identity', async (ids) => {
+    const rows: UserRow[] = await ctx.db('users').whereIn('id', [...ids]).select('id', 'name', 'email', 'avatar_url');
+    const byId = new Map(rows.map((row) => [Number(row.id), row]));
+    return ids.map((id) => {
+      const row = byId.get(id);
+      if (!row) return null;
+      const name = row.name?.trim() ?? '';
+      return { id: Number(row.id), name: name === '' ? null : name, email: row.email, avatarUrl: row.avatar_url || null };
+    });
+  });
+  const viewer = await loader.load(ctx.userId);
+  if (!viewer) throw new NotFoundError('the member behind this token no longer exists', 'user_not_found');
+  return viewer;
+}
