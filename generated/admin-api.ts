@@ -87,9 +87,9 @@ export interface paths {
          *     * `audience: member` allows only the scopes `openid`, `profile`, `email`, `account:read`,
          *       `account:write`; `audience: operator` allows every scope except `account:read` and
          *       `account:write`.
-         *     * `kind: vendor_platform` needs `audience: operator` and a `vendorClientName` (the
-         *       `client_name` that `/api/oauth/register` matches); `vendorClientName` is refused for
-         *       other kinds.
+         *     * `kind: vendor_platform` needs `audience: operator`, `confidential: false` (the
+         *       registration endpoint hands out no secret) and a `vendorClientName` (the `client_name`
+         *       that `/api/oauth/register` matches); `vendorClientName` is refused for other kinds.
          *     * Redirect URIs are absolute, without a fragment; plain `http` is allowed only for
          *       loopback hosts (`localhost`, `127.0.0.1`, `[::1]`).
          *
@@ -137,8 +137,9 @@ export interface paths {
          *     arrays are replaced as a whole. `audience`, `confidential` and `kind` are fixed at
          *     creation (create a new application to change them). The create rules on scopes, redirect
          *     URIs and `vendorClientName` apply (400 `invalid_request`; 409 `vendor_client_name_taken`).
-         *     For a `metadata_document` application, `name` and `redirectUris` come from the document
-         *     and only `scopes` may be changed (409 `managed_by_metadata_document`). Tokens already
+         *     A `metadata_document` application's `name`, `redirectUris` and `scopes` come from its
+         *     document, which the server re-reads when its cache expires, so none of them can be changed
+         *     here (409 `managed_by_metadata_document`); review or delete it instead. Tokens already
          *     issued keep their scopes; new authorizations use the new list. Requires `If-Match`
          *     with the current `ETag` (412 on mismatch, 428 when missing).
          */
@@ -347,7 +348,7 @@ export interface components {
             name?: string;
             redirectUris?: string[];
             scopes?: components["schemas"]["Scope"][];
-            /** @description Only for a `vendor_platform` application. */
+            /** @description Only for a `vendor_platform` application (400 for other kinds). */
             vendorClientName?: string;
         };
         /** @description One page of OAuth applications. */
@@ -379,8 +380,10 @@ export interface components {
              *     `insufficient_scope`, `not_found`, `mcp_connections_disabled`,
              *     `vendor_client_name_taken`, `managed_by_metadata_document`,
              *     `application_not_confidential`, `application_not_metadata_document`,
-             *     `precondition_failed`, `precondition_required`, `unsupported_media_type`. More codes may
-             *     be added; treat unknown ones by their `status`.
+             *     `precondition_failed`, `precondition_required`, `unsupported_media_type`; on any path
+             *     also `method_not_allowed` (405), `request_too_large` (413), `server_error` (500) and
+             *     `temporarily_unavailable` (503). More codes may be added; treat unknown ones by their
+             *     `status`.
              */
             code: string;
             /** @description For `invalid_request`, one entry per invalid member or parameter. */
@@ -453,7 +456,7 @@ export interface components {
          * @description The request conflicts with the current state:
          *     * `mcp_connections_disabled`: the MCP connections beta is off for this site;
          *     * `vendor_client_name_taken`: another vendor platform of the site uses this `vendorClientName`;
-         *     * `managed_by_metadata_document`: `name` or `redirectUris` of a `metadata_document` application cannot be changed;
+         *     * `managed_by_metadata_document`: a `metadata_document` application's `name`, `redirectUris` and `scopes` come from its document and cannot be changed;
          *     * `application_not_confidential`: a public application has no secret to rotate;
          *     * `application_not_metadata_document`: only `metadata_document` applications are reviewed.
          */
@@ -507,7 +510,7 @@ export interface components {
         Limit: number;
         /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
         Cursor: string;
-        /** @description Sort order; a leading `-` sorts descending. Ties are broken by `clientId`. */
+        /** @description Sort order; a leading `-` sorts descending. Ties are broken by creation order, in the same direction. */
         OAuthApplicationSortParam: components["schemas"]["OAuthApplicationSort"];
         /** @description Only applications of this audience. */
         AudienceFilter: components["schemas"]["OAuthApplicationAudience"];
@@ -671,7 +674,7 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Sort order; a leading `-` sorts descending. Ties are broken by `clientId`. */
+                /** @description Sort order; a leading `-` sorts descending. Ties are broken by creation order, in the same direction. */
                 sort?: components["parameters"]["OAuthApplicationSortParam"];
                 /** @description Only applications of this audience. */
                 audience?: components["parameters"]["AudienceFilter"];

@@ -1,12 +1,15 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
+import { adminInterface, openapiDocument, OPENAPI_DOCUMENT_PATH } from './admin/index.js';
+import { agentGuideEndpoint, AGENT_GUIDE_PATH } from './agent-guide/endpoint.js';
 import { memberGraphqlEndpoint, memberGraphqlPath } from './graphql/endpoint.js';
 import { errorHandling } from './http/errors.js';
 import { healthCheck } from './http/health.js';
 import { requestLogging } from './http/request-id.js';
 import { siteResolution } from './http/site-resolution.js';
 import type { RequestState, SiteState } from './http/state.js';
+import { MCP_PATH, mcpEndpoint } from './mcp/endpoint.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { homePage } from './pages/home.js';
 import type { Services } from './services.js';
@@ -31,20 +34,26 @@ export function createApp(services: Services): Koa<RequestState> {
 
   // Past this point every request belongs to the site of its origin, or gets a 404 naming the origin.
   const siteApp = app.use<SiteState>(siteResolution(db));
+  // The admin API (/api/admin/…) and the admin area (/admin…) read their own bodies, so they come before the body parser.
+  siteApp.use(adminInterface(services));
   const graphqlPath = memberGraphqlPath(config.variant);
   // JSON and form bodies up to 64 KiB; the raw text stays on ctx.request.rawBody for parsers with stricter rules.
-  // The member API reads its own body, so malformed JSON gets a GraphQL-over-HTTP answer rather than an OAuth one.
+  // The member API reads its own body, so malformed JSON gets a GraphQL-over-HTTP answer rather than an OAuth one;
+  // /mcp reads its own too and hands it to the MCP transport.
   siteApp.use(async (ctx, next) => {
-    if (ctx.path === graphqlPath) (ctx as { disableBodyParser?: boolean }).disableBodyParser = true;
+    if (ctx.path === graphqlPath || ctx.path === MCP_PATH) (ctx as { disableBodyParser?: boolean }).disableBodyParser = true;
     await next();
   });
   siteApp.use(bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '64kb', formLimit: '64kb', strict: true }));
   const siteRoutes = new Router<SiteState>();
   siteRoutes.get('/', homePage(config.variant));
+  siteRoutes.get(OPENAPI_DOCUMENT_PATH, openapiDocument());
   siteRoutes.use(oauthRoutes(services).routes());
   const graphql = memberGraphqlEndpoint(services);
   siteRoutes.get(graphqlPath, graphql);
   siteRoutes.post(graphqlPath, graphql);
+  siteRoutes.all(MCP_PATH, mcpEndpoint(services));
+  siteRoutes.get(AGENT_GUIDE_PATH, agentGuideEndpoint(services, (path) => siteRoutes.match(path, 'GET').route));
   siteApp.use(siteRoutes.routes());
   siteApp.use(siteRoutes.allowedMethods());
 

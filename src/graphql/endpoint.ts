@@ -3,7 +3,7 @@ import type { Middleware, ParameterizedContext } from 'koa';
 import { createHandler, type OperationArgs, type Response as HttpResponse } from 'graphql-http';
 import { GraphQLError, parse, specifiedRules, validate, type DocumentNode } from 'graphql';
 import { bearerChallenge, InsufficientScopeError, InvalidTokenError } from '../oauth/errors.js';
-import { requireAccessToken, type VerifiedToken } from '../oauth/bearer.js';
+import { requireAccessToken, requireSchoolBinding, type VerifiedToken } from '../oauth/bearer.js';
 import type { SiteState } from '../http/state.js';
 import type { Services } from '../services.js';
 import { AppError, NotFoundError, ValidationError } from '../shared/errors.js';
@@ -34,9 +34,7 @@ async function authenticate(services: Services, site: Site, authorization: strin
   const verified = await requireAccessToken(services.db, site, authorization);
   if (verified.userId === null) throw new InvalidTokenError(site.origin, 'the access token is not bound to a member');
   if (services.config.variant === 'A') {
-    if (verified.pair.schoolId === null || verified.pair.schoolId !== site.id) {
-      throw new InvalidTokenError(site.origin, 'the access token was issued for a different organization (it has no school_id for this site); re-run the authorization-code flow to get one');
-    }
+    requireSchoolBinding(site, verified);
     if (!ACCOUNT_SCOPES.some((scope) => verified.scopes.includes(scope))) throw new InsufficientScopeError(site.origin, ACCOUNT_SCOPES);
   }
   return verified;

@@ -54,3 +54,13 @@ export async function requireAccessToken(db: Database, site: Site, authorization
 export function requireAnyScope(site: Site, verified: VerifiedToken, anyOf: readonly Scope[]): void {
   if (!anyOf.some((scope) => verified.scopes.includes(scope))) throw new InsufficientScopeError(site.origin, anyOf);
 }
+
+/**
+ * Variant A binds member tokens to a site through `school_id` (spec: Token response); a member token without this
+ * site's is "refused as issued for a different organization" (Authentication 8) at every member resource.
+ */
+export function requireSchoolBinding(site: Site, verified: VerifiedToken): void {
+  if (verified.client.audience === 'member' && verified.pair.schoolId !== site.id) {
+    throw new InvalidTokenError(site.origin, 'the access token was issued for a different organization (it has no school_id for this site); re-run the authorization-code flow to get one');
+  }
+}

@@ -1,6 +1,5 @@
-import { createHmac } from 'node:crypto';
+import { sessionCsrfToken, sessionCsrfTokenMatches } from '../../accounts/csrf.js';
 import type { SignInSession } from '../../accounts/sessions.js';
-import { constantTimeEqual } from '../../shared/random.js';
 
 /**
  * The CSRF token of every form on an authorize page: an HMAC of the authorization request's handle under the
@@ -8,9 +7,9 @@ import { constantTimeEqual } from '../../shared/random.js';
  * cookie of the session it was made for and only for that one request; signing in rotates the secret.
  */
 export function csrfToken(session: SignInSession, handle: string): string {
-  return createHmac('sha256', session.csrfSecret).update(`authorize-page:${handle}`).digest('base64url');
+  return sessionCsrfToken(session, `authorize-page:${handle}`);
 }
 
 export function csrfTokenMatches(session: SignInSession, handle: string, presented: string | undefined): boolean {
-  return presented !== undefined && constantTimeEqual(presented, csrfToken(session, handle));
+  return sessionCsrfTokenMatches(session, `authorize-page:${handle}`, presented);
 }

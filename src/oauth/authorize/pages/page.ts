@@ -6,7 +6,8 @@ export { escapeHtml };
 /** Which page a response is; test drivers and the browser test find it on `<main data-page>`. */
 export type PageName = 'sign-in' | 'consent' | 'error';
 
-const STYLE = `<style>
+/** The look of the server-rendered pages (the authorize pages and the admin area). */
+export const PAGE_STYLE = `<style>
 main{border:1px solid #d9dee3;border-radius:8px;padding:1.5rem 1.75rem;margin-top:1rem}
 .site{color:#52606d;margin:0 0 .25rem;font-size:.95rem}
 label{display:block;margin:.9rem 0 .25rem;font-weight:600}
@@ -25,7 +26,7 @@ button.secondary{background:#fff;color:#2457c5}
 
 /** A whole authorize page: the site's name on top, one `<main>`; no script anywhere (works without JavaScript). */
 export function authorizePage(site: Site, page: PageName, title: string, main: string): string {
-  return layout(`${title} · ${site.name}`, `${STYLE}
+  return layout(`${title} · ${site.name}`, `${PAGE_STYLE}
 <p class="site">${escapeHtml(site.name)}</p>
 <main data-page="${page}">
 ${main}

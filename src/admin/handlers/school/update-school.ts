@@ -1,0 +1,49 @@
+import { ValidationError, type FieldProblem } from '../../../shared/errors.js';
+import { getSite, updateSite, type SiteSettings } from '../../../sites/sites.js';
+import { etagOf, requireCurrentVersion, versionFromIfMatch } from '../../api/etag.js';
+import type { AdminHandler } from '../../api/types.js';
+import { schoolRepresentation } from './representation.js';
+
+/** The IANA name as the runtime spells it (`asia/taipei` → `Asia/Taipei`), or null when it knows no such zone. */
+export function canonicalTimeZone(name: string): string | null {
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+
+/**
+ * PATCH /school (school:write): a JSON Merge Patch of the writable settings, applied only if If-Match names the
+ * current version (compare-and-set in the UPDATE itself, so two operators never overwrite each other).
+ */
+export const updateSchool: AdminHandler<'updateSchool'> = async ({ db, site, headers, body }) => {
+  const expectedVersion = versionFromIfMatch(headers['If-Match']);
+  const settings: SiteSettings = {};
+  const problems: FieldProblem[] = [];
+  if (body.name !== undefined) {
+    if (body.name.trim() === '') problems.push({ pointer: '/name', message: 'must not be blank' });
+    else settings.name = body.name.trim();
+  }
+  if (body.description !== undefined) settings.description = body.description;
+  if (body.timezone !== undefined) {
+    const timezone = canonicalTimeZone(body.timezone);
+    if (timezone === null) problems.push({ pointer: '/timezone', message: `is not an IANA time zone this server knows (e.g. "Asia/Taipei" or "UTC")` });
+    else settings.timezone = timezone;
+  }
+  if (body.defaultCurrency !== undefined) {
+    if (!CURRENCIES.has(body.defaultCurrency)) problems.push({ pointer: '/defaultCurrency', message: 'is not an ISO 4217 currency code' });
+    else settings.defaultCurrency = body.defaultCurrency;
+  }
+  if (body.contactEmail !== undefined) settings.contactEmail = body.contactEmail;
+  if (problems.length > 0) throw new ValidationError('The school settings are not valid.', problems);
+  if (Object.keys(settings).length === 0) {
+    const current = await getSite(db, site.id);
+    requireCurrentVersion(headers['If-Match'], current.version);
+    return { status: 200, body: schoolRepresentation(current), headers: { ETag: etagOf(current.version) } };
+  }
+  const updated = await updateSite(db, site.id, settings, expectedVersion);
+  return { status: 200, body: schoolRepresentation(updated), headers: { ETag: etagOf(updated.version) } };
+};

@@ -1,0 +1,21 @@
+/** The admin area's pages and form targets (docs/admin-area.md). */
+export const ADMIN_PATHS = {
+  home: '/admin',
+  signIn: '/admin/sign-in',
+  signOut: '/admin/sign-out',
+  settings: '/admin/settings',
+  applications: '/admin/developers/oauth-applications',
+  newApplication: '/admin/developers/oauth-applications/new',
+} as const;
+
+/** The page of one application; its client_id (possibly a URL) is one percent-encoded path segment. */
+export function applicationPath(clientId: string, action?: 'delete' | 'rotate-secret' | 'review'): string {
+  return `${ADMIN_PATHS.applications}/${encodeURIComponent(clientId)}${action === undefined ? '' : `/${action}`}`;
+}
+
+/** Where to go after signing in: an admin path of this site, nothing else (no open redirect). */
+export function safeReturnPath(value: string | undefined): string {
+  if (value === undefined) return ADMIN_PATHS.home;
+  if (!/^\/admin(?:[/?][^\s\\]*)?$/.test(value) || value.startsWith('//')) return ADMIN_PATHS.home;
+  return value;
+}

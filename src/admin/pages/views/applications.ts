@@ -1,0 +1,222 @@
+import type { Application } from '../../../clients/applications.js';
+import { ALL_SCOPES, IDENTITY_SCOPES, MEMBER_ONLY_SCOPES, SCOPE_DESCRIPTIONS, type Audience } from '../../../clients/scopes.js';
+import type { FieldProblem } from '../../../shared/errors.js';
+import { ADMIN_PATHS, applicationPath } from '../paths.js';
+import { adminPage, escapeHtml, hiddenField, notices, type AdminChrome } from './layout.js';
+
+const KIND_LABELS: Record<Application['client']['kind'], string> = {
+  operator_created: 'Created here',
+  vendor_platform: 'Vendor platform',
+  metadata_document: 'Client ID Metadata Document',
+};
+
+function typeLabel(application: Application): string {
+  return application.client.confidential ? 'Confidential (client secret)' : 'Public (PKCE, no secret)';
+}
+
+function audienceLabel(audience: Audience): string {
+  return audience === 'member' ? 'Members' : 'Operators';
+}
+
+export interface ApplicationListInput {
+  chrome: AdminChrome;
+  applications: readonly Application[];
+  nextPage: string | null;
+  ok?: string | null;
+}
+
+export function applicationsPage(input: ApplicationListInput): string {
+  const rows = input.applications
+    .map(
+      (application) => `<tr>
+<td><a href="${escapeHtml(applicationPath(application.client.clientId))}">${escapeHtml(application.client.name)}</a></td>
+<td><code>${escapeHtml(application.client.clientId)}</code></td>
+<td>${audienceLabel(application.client.audience)}</td>
+<td>${typeLabel(application)}</td>
+<td>${KIND_LABELS[application.client.kind]}${application.client.reviewed ? '' : ' (not reviewed)'}</td>
+</tr>`,
+    )
+    .join('\n');
+  return adminPage(
+    input.chrome,
+    'admin-applications',
+    'OAuth applications',
+    `<h1>OAuth applications</h1>
+${notices({ ok: input.ok ?? null })}
+<p>Applications that may ask people at this school for access. Give an application's client ID to whoever runs it; members and operators then approve it on the consent page.</p>
+<p><a href="${ADMIN_PATHS.newApplication}">New OAuth application</a></p>
+${
+  input.applications.length === 0
+    ? '<p>There are no OAuth applications yet.</p>'
+    : `<table>
+<thead><tr><th>Name</th><th>Client ID</th><th>For</th><th>Type</th><th>Origin</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>`
+}
+${input.nextPage === null ? '' : `<p><a href="${escapeHtml(input.nextPage)}" rel="next">Next page</a></p>`}`,
+  );
+}
+
+export interface NewApplicationValues {
+  name: string;
+  audience: Audience;
+  confidential: boolean;
+  scopes: readonly string[];
+  redirectUris: string;
+}
+
+const FIELD_LABELS: Record<string, string> = { name: 'Name', audience: 'For', confidential: 'Confidential application', scopes: 'Scopes', redirectUris: 'Redirect URIs' };
+
+/** A problem of the domain rules in words: "Scopes: "school:read" is not available to member clients". */
+function problemText(problem: FieldProblem, values: NewApplicationValues): string {
+  const [, field = '', index] = problem.pointer.split('/');
+  const label = FIELD_LABELS[field] ?? 'The application';
+  if (field === 'redirectUris' && index !== undefined) {
+    const uri = values.redirectUris.split(/\r?\n/).map((line) => line.trim()).filter(Boolean)[Number(index)];
+    return `${label}: ${uri ?? ''} ${problem.message}`;
+  }
+  return `${label}: ${problem.message}`;
+}
+
+export interface NewApplicationInput {
+  chrome: AdminChrome;
+  values: NewApplicationValues;
+  problems?: readonly FieldProblem[];
+}
+
+function scopeCheckbox(scope: string, checked: boolean): string {
+  const description = (SCOPE_DESCRIPTIONS as Record<string, string>)[scope] ?? scope;
+  return `<label><input type="checkbox" name="scopes" value="${escapeHtml(scope)}"${checked ? ' checked' : ''}> <code>${escapeHtml(scope)}</code> ${escapeHtml(description)}</label>`;
+}
+
+/**
+ * The create form (spec, Authentication 4): name, who it is for, the confidential-application checkbox, the scopes it
+ * may ask for and its redirect URIs. Member applications take identity and account scopes; operator applications the
+ * identity and admin scopes.
+ */
+export function newApplicationPage(input: NewApplicationInput): string {
+  const { values } = input;
+  const problems = input.problems ?? [];
+  const errorList =
+    problems.length === 0
+      ? ''
+      : `<div class="error" role="alert"><p>The application was not created:</p><ul>${problems.map((problem) => `<li>${escapeHtml(problemText(problem, values))}</li>`).join('')}</ul></div>`;
+  const checked = new Set(values.scopes);
+  const memberScopes = [...IDENTITY_SCOPES, ...MEMBER_ONLY_SCOPES];
+  const operatorScopes = ALL_SCOPES.filter((scope) => !memberScopes.includes(scope));
+  return adminPage(
+    input.chrome,
+    'admin-application-new',
+    'New OAuth application',
+    `<h1>New OAuth application</h1>
+${errorList}
+<form method="post" action="${ADMIN_PATHS.applications}">
+${hiddenField('csrf_token', input.chrome.csrfToken ?? '')}
+<label for="name">Name</label>
+<input type="text" id="name" name="name" required maxlength="191" value="${escapeHtml(values.name)}">
+<p class="fine">Shown to people on the consent page.</p>
+<fieldset>
+<legend>For</legend>
+<label class="choice"><input type="radio" name="audience" value="member"${values.audience === 'member' ? ' checked' : ''}> Members: reads a signed-in member's own data (member API and MCP). Anyone with a role at the school can approve it.</label>
+<label class="choice"><input type="radio" name="audience" value="operator"${values.audience === 'operator' ? ' checked' : ''}> Operators: works in the administration (admin API). Only owners, operators and staff can approve it.</label>
+</fieldset>
+<fieldset>
+<legend>Client type</legend>
+<label class="choice"><input type="checkbox" id="confidential" name="confidential" value="on"${values.confidential ? ' checked' : ''}> Confidential application</label>
+<p class="fine">Check it for an application that runs on a server and can keep a secret: it gets a client secret (shown once) and authenticates with <code>client_secret_post</code>. Leave it unchecked for apps on people's devices and agents: a public client uses PKCE and has no secret.</p>
+</fieldset>
+<fieldset>
+<legend>Scopes</legend>
+<p class="fine">Member applications: ${memberScopes.map((scope) => `<code>${scope}</code>`).join(', ')}.</p>
+<div class="scopes-grid">
+${memberScopes.map((scope) => scopeCheckbox(scope, checked.has(scope))).join('\n')}
+</div>
+<p class="fine">Operator applications: the identity scopes above (not <code>account:*</code>) and:</p>
+<div class="scopes-grid">
+${operatorScopes.map((scope) => scopeCheckbox(scope, checked.has(scope))).join('\n')}
+</div>
+</fieldset>
+<label for="redirect_uris">Redirect URIs</label>
+<textarea id="redirect_uris" name="redirect_uris" required>${escapeHtml(values.redirectUris)}</textarea>
+<p class="fine">One per line: <code>https://</code>, <code>http://</code> on localhost or 127.0.0.1 only, or an app scheme such as <code>com.example.app:/callback</code>. Authorization requests must use one of them exactly.</p>
+<div class="actions"><button type="submit">Create application</button> <a href="${ADMIN_PATHS.applications}">Cancel</a></div>
+</form>`,
+  );
+}
+
+function facts(application: Application): string {
+  const { client } = application;
+  return `<dl class="facts">
+<dt>Client ID</dt><dd><code class="client-id">${escapeHtml(client.clientId)}</code></dd>
+<dt>For</dt><dd>${audienceLabel(client.audience)}</dd>
+<dt>Type</dt><dd>${typeLabel(application)}; token endpoint authentication <code>${client.tokenEndpointAuthMethod}</code></dd>
+<dt>Scopes</dt><dd>${client.scopes.map((scope) => `<code>${escapeHtml(scope)}</code>`).join(' ')}</dd>
+<dt>Redirect URIs</dt><dd>${client.redirectUris.map((uri) => `<code>${escapeHtml(uri)}</code>`).join('<br>')}</dd>
+<dt>Origin</dt><dd>${KIND_LABELS[client.kind]}${application.vendorClientName === null ? '' : ` (registration name <code>${escapeHtml(application.vendorClientName)}</code>)`}${client.reviewed ? '' : ', not reviewed yet: only read and identity scopes can be granted'}</dd>
+<dt>Created</dt><dd>${client.createdAt.toISOString()}</dd>
+</dl>`;
+}
+
+function secretBlock(secret: string): string {
+  return `<p><strong>Client secret</strong></p>
+<code class="secret" id="client-secret">${escapeHtml(secret)}</code>
+<p class="notice" role="status">Copy the client secret now and store it safely. It is shown only this once; if it is lost, rotate it to get a new one.</p>`;
+}
+
+/** After creating: the client_id and, for a confidential application, its secret, shown this once. */
+export function applicationCreatedPage(chrome: AdminChrome, application: Application, clientSecret: string | null): string {
+  return adminPage(
+    chrome,
+    'admin-application-created',
+    `${application.client.name} created`,
+    `<h1>${escapeHtml(application.client.name)} was created</h1>
+<p class="ok" role="status">Give the client ID below to whoever runs the application.</p>
+${clientSecret === null ? '<p>This is a public application: it has no client secret and uses PKCE (S256).</p>' : secretBlock(clientSecret)}
+${facts(application)}
+<p><a href="${ADMIN_PATHS.applications}">Back to OAuth applications</a></p>`,
+  );
+}
+
+export function secretRotatedPage(chrome: AdminChrome, application: Application, clientSecret: string): string {
+  return adminPage(
+    chrome,
+    'admin-application-secret',
+    `New secret for ${application.client.name}`,
+    `<h1>New client secret for ${escapeHtml(application.client.name)}</h1>
+<p>The previous secret no longer works. Tokens already issued stay valid.</p>
+${secretBlock(clientSecret)}
+${facts(application)}
+<p><a href="${escapeHtml(applicationPath(application.client.clientId))}">Back to the application</a></p>`,
+  );
+}
+
+/** One application, with delete (which revokes its tokens), rotate secret (confidential) and review (metadata documents). */
+export function applicationPage(chrome: AdminChrome, application: Application, ok: string | null = null): string {
+  const { client } = application;
+  const csrf = hiddenField('csrf_token', chrome.csrfToken ?? '');
+  const rotate = client.confidential
+    ? `<form method="post" action="${escapeHtml(applicationPath(client.clientId, 'rotate-secret'))}">${csrf}<div class="actions"><button type="submit" class="secondary">Rotate client secret</button></div></form>`
+    : '';
+  const review =
+    client.kind === 'metadata_document' && !client.reviewed
+      ? `<form method="post" action="${escapeHtml(applicationPath(client.clientId, 'review'))}">${csrf}<div class="actions"><button type="submit" class="secondary">Mark as reviewed</button></div></form>`
+      : '';
+  return adminPage(
+    chrome,
+    'admin-application',
+    client.name,
+    `<h1>${escapeHtml(client.name)}</h1>
+${notices({ ok })}
+${facts(application)}
+${rotate}
+${review}
+<form method="post" action="${escapeHtml(applicationPath(client.clientId, 'delete'))}">
+${csrf}
+<p>Deleting the application revokes every token it holds at once; people who use it must be given a new application.</p>
+<div class="actions"><button type="submit" class="danger">Delete application</button></div>
+</form>
+<p><a href="${ADMIN_PATHS.applications}">Back to OAuth applications</a></p>`,
+  );
+}

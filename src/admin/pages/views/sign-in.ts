@@ -1,0 +1,32 @@
+import { ADMIN_PATHS } from '../paths.js';
+import { adminPage, escapeHtml, hiddenField, notices, type AdminChrome } from './layout.js';
+
+export interface AdminSignInInput {
+  chrome: AdminChrome;
+  csrfToken: string;
+  returnTo: string;
+  email?: string | null;
+  error?: string | null;
+  notice?: string | null;
+}
+
+/** Sign-in with an operator account (owner, operator or staff of this site); the same session as the authorize pages. */
+export function adminSignInPage(input: AdminSignInInput): string {
+  const { site } = input.chrome;
+  return adminPage(
+    input.chrome,
+    'admin-sign-in',
+    'Sign in',
+    `<h1>Sign in to the admin area of ${escapeHtml(site.name)}</h1>
+<p>For the school's owners, operators and staff.</p>
+${notices({ error: input.error ?? null, notice: input.notice ?? null })}
+<form method="post" action="${ADMIN_PATHS.signIn}">
+${hiddenField('csrf_token', input.csrfToken)}${hiddenField('return_to', input.returnTo)}
+<label for="email">Email</label>
+<input type="email" id="email" name="email" autocomplete="username" required autofocus value="${escapeHtml(input.email ?? '')}">
+<label for="password">Password</label>
+<input type="password" id="password" name="password" autocomplete="current-password" required>
+<div class="actions"><button type="submit">Sign in</button></div>
+</form>`,
+  );
+}

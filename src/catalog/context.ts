@@ -1,0 +1,33 @@
+import type { Database } from '../db/connection.js';
+import type { Site } from '../sites/sites.js';
+
+/**
+ * One anonymous request for the public catalogue of one site: no member, no token. Everything the catalogue shows is
+ * what the school publishes to prospective students, so nothing here may depend on who asks.
+ */
+export class CatalogContext {
+  readonly db: Database;
+  readonly site: Site;
+  /** One clock per request, so "upcoming" and "current" mean the same instant in every list. */
+  readonly now: Date;
+
+  constructor(init: { db: Database; site: Site; now?: Date }) {
+    this.db = init.db;
+    this.site = init.site;
+    this.now = init.now ?? new Date();
+  }
+}
+
+/** Page sizes of the public lists: small by default (agents read them), at most 50. */
+export const CATALOGUE_LIMITS = { defaultSize: 10, maxSize: 50 } as const;
+
+/** A price in integer minor units of an ISO 4217 currency, as stored (`*_amount`, `*_currency`). */
+export interface Price {
+  amount: number;
+  currency: string;
+}
+
+export function priceOf(amount: unknown, currency: unknown): Price | null {
+  if (amount === null || amount === undefined || typeof currency !== 'string' || currency === '') return null;
+  return { amount: Number(amount), currency: currency.toUpperCase() };
+}

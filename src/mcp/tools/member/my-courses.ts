@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { courseProgress, lastWatched, listEnrolledCourses } from '../../../member/courses.js';
+import { DEFAULT_LIMITS } from '../../../member/pagination.js';
+import { forwardPageInfo } from '../../format.js';
+import { pageInfo, pageInput, totalCount } from '../../schemas.js';
+import { defineTool, READ_ONLY } from '../../tool.js';
+import { enrolledCourseFields, enrolledCourseOutput, lastWatchedOutput, lastWatchedOutputOf, progressOutput } from './course-output.js';
+
+export const listMyCourses = defineTool({
+  name: 'list_my_courses',
+  title: 'My courses',
+  description:
+    "The courses the signed-in member is enrolled in at this school, newest enrollment first, each with the member's progress (lectures completed, read and unread, completion rate) and where they stopped watching. Courses whose access has ended are included (accessEnded: true). For one course's lectures with per-lecture state, use get_my_course_syllabus. Needs a member token with account:read.",
+  scope: 'account:read',
+  input: z.object(pageInput(DEFAULT_LIMITS.defaultSize, DEFAULT_LIMITS.maxSize)),
+  output: z.object({
+    courses: z.array(z.object({ ...enrolledCourseFields, progress: progressOutput, lastWatchedLecture: lastWatchedOutput })),
+    pageInfo,
+    totalCount,
+  }),
+  annotations: READ_ONLY,
+  async run(input, context) {
+    const member = context.member();
+    const page = await listEnrolledCourses(member, { first: input.first ?? null, after: input.cursor ?? null });
+    // Every course's progress comes from one batched syllabus query (the same loader GraphQL uses).
+    const courses = await Promise.all(
+      page.nodes.map(async (course) => ({
+        ...enrolledCourseOutput(course, member.now),
+        progress: await courseProgress(member, course.id),
+        lastWatchedLecture: lastWatchedOutputOf(lastWatched(course)),
+      })),
+    );
+    return {
+      courses,
+      pageInfo: forwardPageInfo(page),
+      totalCount: page.totalCount,
+    };
+  },
+});
