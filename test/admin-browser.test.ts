@@ -1,47 +1,22 @@
-import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { grantRole } from '../src/accounts/roles.js';
 import { createUser } from '../src/accounts/users.js';
 import { buildAuthorizationUrl, createPkcePair } from './support/authorize-flow.js';
 import { createScratchDatabase, type ScratchDatabase } from './support/databases.js';
 import { postForm } from './support/oauth-fixtures.js';
+import { launchChromium, startCallbackServer, type CallbackServer } from './support/browser.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
-/** Debian's Chromium, as in test/browser.test.ts; the test fails, never skips, without it. */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const PASSWORD = 'admin-browser-password-1';
 
-/** The applications' redirect_uri: a tiny server on 127.0.0.1 that records every callback it receives. */
-async function startCallbackServer(): Promise<{ url: string; received: URL[]; close(): Promise<void> }> {
-  const received: URL[] = [];
-  const server = http.createServer((req, res) => {
-    received.push(new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`));
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end('<!doctype html><title>Callback</title><p>Callback received.</p>');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/callback`,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 // The browser needs one database: SQLite (the API and page tests cover MySQL).
 describe('browser: the admin area in Chromium: beta on, create a public and a confidential application, authorize with each [sqlite]', function () {
   this.timeout(90000);
   let scratch: ScratchDatabase | undefined;
   let server: TestServer | undefined;
-  let callback: Awaited<ReturnType<typeof startCallbackServer>> | undefined;
+  let callback: CallbackServer | undefined;
   let browser: Browser | undefined;
   let context: BrowserContext;
   let page: Page;
@@ -53,15 +28,12 @@ describe('browser: the admin area in Chromium: beta on, create a public and a co
   };
 
   before(async function () {
-    if (!fs.existsSync(CHROMIUM)) {
-      throw new Error(`The browser test needs Debian's Chromium at ${CHROMIUM}, which is missing. Install it with: apt-get install -y chromium`);
-    }
     scratch = await createScratchDatabase('sqlite');
     server = await startTestServer(scratch);
     callback = await startCallbackServer();
     const user = await createUser(scratch.db, { email, name: 'Otto Operator', password: PASSWORD });
     await grantRole(scratch.db, server.siteA.id, user.id, 'operator');
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     // No JavaScript at all: the admin area must work as plain HTML forms.
     context = await browser.newContext({ javaScriptEnabled: false });
     page = await context.newPage();

@@ -1,41 +1,15 @@
-import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { grantRole } from '../src/accounts/roles.js';
 import { createUser } from '../src/accounts/users.js';
 import { createClient, type OAuthClient } from '../src/clients/clients.js';
 import { buildAuthorizationUrl, createPkcePair } from './support/authorize-flow.js';
 import { createScratchDatabase, TEST_DATABASE_KINDS, type ScratchDatabase } from './support/databases.js';
+import { launchChromium, startCallbackServer, type CallbackServer } from './support/browser.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
-/** Debian's Chromium (issue 3: "Playwright driving Debian's Chromium"); the test fails, never skips, without it. */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const PASSWORD = 'browser-test-password-1';
 
-/** The client's redirect_uri: a tiny server on 127.0.0.1 that records every callback it receives. */
-async function startCallbackServer(): Promise<{ url: string; received: URL[]; close(): Promise<void> }> {
-  const received: URL[] = [];
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
-    received.push(url);
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end('<!doctype html><title>Callback</title><p>Callback received.</p>');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/callback`,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 // One database kind is enough for the browser: SQLite unless the run is narrowed to MySQL only.
 const kind = TEST_DATABASE_KINDS.includes('sqlite') ? 'sqlite' : (TEST_DATABASE_KINDS[0] ?? 'sqlite');
@@ -44,7 +18,7 @@ describe(`browser: sign in and consent through the real pages in Chromium (issue
   this.timeout(60000);
   let scratch: ScratchDatabase | undefined;
   let server: TestServer | undefined;
-  let callback: Awaited<ReturnType<typeof startCallbackServer>> | undefined;
+  let callback: CallbackServer | undefined;
   let browser: Browser | undefined;
   let context: BrowserContext;
   let client: OAuthClient;
@@ -52,9 +26,6 @@ describe(`browser: sign in and consent through the real pages in Chromium (issue
   const problems: string[] = [];
 
   before(async function () {
-    if (!fs.existsSync(CHROMIUM)) {
-      throw new Error(`The browser test needs Debian's Chromium at ${CHROMIUM}, which is missing. Install it with: apt-get install -y chromium`);
-    }
     scratch = await createScratchDatabase(kind);
     server = await startTestServer(scratch);
     callback = await startCallbackServer();
@@ -63,7 +34,7 @@ describe(`browser: sign in and consent through the real pages in Chromium (issue
     client = (
       await createClient(scratch.db, server.siteA.id, { name: 'Browser Buddy', audience: 'member', confidential: false, scopes: ['openid', 'profile', 'account:read'], redirectUris: [callback.url] })
     ).client;
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     // No JavaScript at all: the pages must work as plain HTML forms.
     context = await browser.newContext({ javaScriptEnabled: false });
   });
