@@ -149,8 +149,9 @@ export function adminApi(services: Services): Middleware<SiteState> {
         if (failure.missingHeaders.includes('If-Match')) throw new PreconditionRequiredProblem();
         throw new InvalidRequestProblem(`The request does not match the contract of ${policy.operationId}.`, failure.errors);
       },
+      // Unreachable while start-up insists on a handler per operation; kept so a gap answers problem+json, not a crash.
       notImplemented: (c: Context) => {
-        throw new AdminProblem(501, 'not_implemented', `${String(c.operation.operationId)} is not implemented.`);
+        throw new AdminProblem(501, 'not_implemented', `${String(c.operation.operationId)} has no handler in this server.`);
       },
       ...operationHandlers,
     },
