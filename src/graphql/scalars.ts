@@ -1,23 +1,21 @@
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import type { Resolvers } from '../../generated/graphql/resolvers.js';
+import { dateTime } from '../shared/time.js';
 
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
-function toIsoSeconds(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 function parseInstant(value: unknown): string {
   if (typeof value !== 'string' || !ISO_INSTANT.test(value) || Number.isNaN(Date.parse(value))) {
     throw new GraphQLError('DateTime must be an RFC 3339 date-time string, e.g. 2026-03-01T09:30:00Z');
   }
-  return toIsoSeconds(new Date(value));
+  return dateTime(new Date(value));
 }
 
 /** RFC 3339 instants in UTC with whole seconds (schema/base.graphql). Resolvers may hand over a Date or an ISO string. */
 export const DateTimeScalar = new GraphQLScalarType({
   name: 'DateTime',
-  serialize: (value) => (value instanceof Date ? toIsoSeconds(value) : parseInstant(value)),
+  serialize: (value) => (value instanceof Date ? dateTime(value) : parseInstant(value)),
   parseValue: parseInstant,
   parseLiteral: (ast) => {
     if (ast.kind !== Kind.STRING) throw new GraphQLError('DateTime must be a string literal');

@@ -4,13 +4,7 @@ import type { Page } from '../member/pagination.js';
  * How tool results spell values: times as RFC 3339 UTC with whole seconds (the member GraphQL API's `DateTime`), ids
  * as the same opaque node ids GraphQL uses, so an agent can use both interfaces on the same objects.
  */
-export function dateTime(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-export function optionalDateTime(date: Date | null): string | null {
-  return date === null ? null : dateTime(date);
-}
+export { dateTime, optionalDateTime } from '../shared/time.js';
 
 export interface PageInfo {
   hasNextPage: boolean;

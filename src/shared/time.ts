@@ -1,0 +1,8 @@
+/** RFC 3339 in UTC with whole seconds and a `Z` suffix, e.g. `2025-03-01T09:30:00Z`: how every interface spells a time. */
+export function dateTime(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export function optionalDateTime(date: Date | null): string | null {
+  return date === null ? null : dateTime(date);
+}
