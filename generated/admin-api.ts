@@ -357,6 +357,13 @@ export interface components {
             /** @description Cursor of the next page, or `null` on the last page. */
             nextCursor: string | null;
         };
+        /** @description An amount of money in integer minor units of its currency (cents for USD, yen for JPY), never a float. */
+        Money: {
+            /** @description Integer minor units, e.g. `4900` for USD 49.00. */
+            amount: number;
+            /** @description ISO 4217 currency code, upper case. */
+            currency: string;
+        };
         /** @description RFC 9457 problem details. */
         Problem: {
             /**
@@ -434,7 +441,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `not_found`: no OAuth application of this site has this `clientId`. */
+        /** @description `not_found`: this site has no resource with this identifier (another site's resources are never visible). */
         NotFound: {
             headers: {
                 [name: string]: unknown;
@@ -488,6 +495,15 @@ export interface components {
         };
         /** @description `unsupported_media_type`: the request body is not in one of the media types listed for the operation. */
         UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `conflict` or a more specific code the operation lists: the request conflicts with the current state of the resource, e.g. a delete that would orphan data. `detail` says what to do first. */
+        Conflict: {
             headers: {
                 [name: string]: unknown;
             };

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database } from '../db/connection.js';
+import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { clientNameKey } from '../oauth/registration/vendor-platforms.js';
 import { revokePairsWhere } from '../oauth/tokens/store.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
@@ -54,68 +55,29 @@ export async function requireApplication(db: Queryable, siteId: number, clientId
 
 // --- Listing ----------------------------------------------------------------------------------------------------------
 
-export type ApplicationSortField = 'createdAt' | 'updatedAt' | 'name';
-
 export interface ApplicationFilters {
-  audience?: Audience;
-  confidential?: boolean;
-  kind?: ClientKind;
-  reviewed?: boolean;
+  audience?: Audience | undefined;
+  confidential?: boolean | undefined;
+  kind?: ClientKind | undefined;
+  reviewed?: boolean | undefined;
 }
 
-/** A keyset position: the sort value of the last row seen (epoch milliseconds for times) and its row id. */
-export interface ApplicationKeyset {
-  value: number | string;
-  id: number;
-}
+const APPLICATION_SORTS: SortColumns<'createdAt' | 'updatedAt' | 'name'> = {
+  createdAt: { column: 'created_at', type: 'time' },
+  updatedAt: { column: 'updated_at', type: 'time' },
+  name: { column: 'name', type: 'string' },
+};
 
-export interface ApplicationListQuery {
-  limit: number;
-  sort: { field: ApplicationSortField; descending: boolean };
-  filters: ApplicationFilters;
-  after?: ApplicationKeyset;
-}
-
-const SORT_COLUMNS: Record<ApplicationSortField, 'created_at' | 'updated_at' | 'name'> = { createdAt: 'created_at', updatedAt: 'updated_at', name: 'name' };
-
-export function keysetOf(client: OAuthClient, field: ApplicationSortField): ApplicationKeyset {
-  const value = field === 'name' ? client.name : (field === 'createdAt' ? client.createdAt : client.updatedAt).getTime();
-  return { value, id: client.ref };
-}
-
-/**
- * One page in a stable order: the sort column, then the row id in the same direction. Keyset pagination, so rows
- * added or removed between pages neither repeat nor go missing.
- */
-export async function listApplications(db: Database, siteId: number, query: ApplicationListQuery): Promise<{ applications: Application[]; next: ApplicationKeyset | null }> {
-  const { field, descending } = query.sort;
-  const column = SORT_COLUMNS[field];
-  const order = descending ? 'desc' : 'asc';
-  const past = descending ? '<' : '>';
+/** One keyset page of the site's applications (src/db/keyset-pagination.ts), newest first unless `sort` says otherwise. */
+export async function listApplications(db: Database, siteId: number, filters: ApplicationFilters, query: ListQuery): Promise<{ applications: Application[]; nextCursor: string | null }> {
   const builder = db<ClientRow>('oauth_clients').where({ site_id: siteId });
-  const { audience, confidential, kind, reviewed } = query.filters;
+  const { audience, confidential, kind, reviewed } = filters;
   if (audience !== undefined) builder.andWhere('audience', audience);
   if (confidential !== undefined) builder.andWhere('confidential', confidential);
   if (kind !== undefined) builder.andWhere('kind', kind);
   if (reviewed !== undefined) builder.andWhere('reviewed', reviewed);
-  const after = query.after;
-  if (after !== undefined) {
-    const value = typeof after.value === 'number' ? new Date(after.value) : after.value;
-    builder.andWhere((position) => {
-      position.where(column, past, value).orWhere((tie) => {
-        tie.where(column, value).andWhere('id', past, after.id);
-      });
-    });
-  }
-  const rows = await builder
-    .orderBy([
-      { column, order },
-      { column: 'id', order },
-    ])
-    .limit(query.limit + 1);
-  const clients = rows.slice(0, query.limit).map(clientFromRow);
-  const last = clients.at(-1);
-  return { applications: await withVendorNames(db, clients), next: rows.length > query.limit && last ? keysetOf(last, field) : null };
+  const page = await listPage<ClientRow, keyof typeof APPLICATION_SORTS>(builder, query, { sorts: APPLICATION_SORTS, defaultSort: '-createdAt', filters: { ...filters } });
+  return { applications: await withVendorNames(db, page.rows.map(clientFromRow)), nextCursor: page.nextCursor };
 }
 
 // --- Creating ---------------------------------------------------------------------------------------------------------

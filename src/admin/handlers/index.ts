@@ -11,6 +11,16 @@ import { updateOAuthApplication } from './oauth-applications/update-oauth-applic
 import { getSchool } from './school/get-school.js';
 import { updateSchool } from './school/update-school.js';
 
+// ---- imports: area courses ----
+
+// ---- imports: area people ----
+
+// ---- imports: area commerce ----
+
+// ---- imports: area scheduling ----
+
+// ---- imports: area content ----
+
 /** Every operation of openapi/admin.yaml, by operationId; one file per operation under handlers/<resource>/. */
 export const ADMIN_HANDLERS: AdminHandlers = {
   getSchool,
@@ -24,4 +34,14 @@ export const ADMIN_HANDLERS: AdminHandlers = {
   deleteOAuthApplication,
   rotateOAuthApplicationSecret,
   reviewOAuthApplication,
+
+  // ---- handlers: area courses ----
+
+  // ---- handlers: area people ----
+
+  // ---- handlers: area commerce ----
+
+  // ---- handlers: area scheduling ----
+
+  // ---- handlers: area content ----
 };

@@ -10,8 +10,6 @@ import {
   requireApplication,
   reviewApplication,
   rotateApplicationSecret,
-  type ApplicationFilters,
-  type ApplicationKeyset,
 } from '../../clients/applications.js';
 import { isScope, type Audience } from '../../clients/scopes.js';
 import { findBrowserSession, setBrowserSessionCookie } from '../../http/browser-session.js';
@@ -21,7 +19,6 @@ import { TooManyAttemptsError } from '../../oauth/authorize/errors.js';
 import type { Services } from '../../services.js';
 import { ConflictError, ValidationError } from '../../shared/errors.js';
 import { getSite } from '../../sites/sites.js';
-import { decodeCursor, encodeCursor } from '../handlers/oauth-applications/cursor.js';
 import { readMcpConnections, updateMcpConnections } from '../mcp-connections.js';
 import {
   AdminPageError,
@@ -161,18 +158,13 @@ export function adminPageRoutes(services: Services): Router<SiteState> {
     ADMIN_PATHS.applications,
     operatorPage(db, async (page) => {
       requireDevelopersArea(page);
-      const field = 'createdAt';
-      const filters: ApplicationFilters = {};
       const cursor = typeof page.ctx.query.after === 'string' ? page.ctx.query.after : undefined;
-      let after: ApplicationKeyset | undefined;
-      try {
-        after = cursor === undefined ? undefined : decodeCursor(cursor, LIST_SORT, field, filters);
-      } catch (error) {
+      const list = await listApplications(db, page.site.id, {}, { limit: PAGE_SIZE, sort: LIST_SORT, ...(cursor === undefined ? {} : { cursor }) }).catch((error: unknown) => {
         // A stale or mangled "Next page" link starts again from the first page.
-        if (!(error instanceof ValidationError)) throw error;
-      }
-      const list = await listApplications(db, page.site.id, { limit: PAGE_SIZE, sort: { field, descending: true }, filters, ...(after ? { after } : {}) });
-      const nextPage = list.next === null ? null : `${ADMIN_PATHS.applications}?after=${encodeURIComponent(encodeCursor(LIST_SORT, filters, list.next))}`;
+        if (!(error instanceof ValidationError && error.code === 'invalid_cursor')) throw error;
+        return listApplications(db, page.site.id, {}, { limit: PAGE_SIZE, sort: LIST_SORT });
+      });
+      const nextPage = list.nextCursor === null ? null : `${ADMIN_PATHS.applications}?after=${encodeURIComponent(list.nextCursor)}`;
       const deleted = page.ctx.query.deleted === '1' ? 'The application was deleted and its tokens revoked.' : null;
       sendAdminHtml(page.ctx, 200, applicationsPage({ chrome: page.chrome, applications: list.applications, nextPage, ok: deleted }));
     }),

@@ -7,6 +7,7 @@ import * as notifications from './0005_notifications.js';
 import * as oauth from './0006_oauth.js';
 import * as siteContent from './0007_site_content.js';
 import * as clientMetadataCache from './0008_client_metadata_cache.js';
+import * as adminVersions from './0009_admin_versions.js';
 
 type Migration = Knex.Migration;
 
@@ -20,6 +21,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['0006_oauth', oauth],
   ['0007_site_content', siteContent],
   ['0008_client_metadata_cache', clientMetadataCache],
+  ['0009_admin_versions', adminVersions],
 ];
 
 /** Bundled with the code instead of read from a folder, so the same list runs from src/ (tsx) and dist/ (node). */
