@@ -99,7 +99,7 @@ describe('contract:diff', function () {
   });
 
   it('a query parameter that became required is breaking', () => {
-    edit('openapi/admin.yaml', /(    Limit:\n      name: limit\n      in: query\n      required: )false/, '$1true');
+    edit('openapi/admin.yaml', /( {4}Limit:\n {6}name: limit\n {6}in: query\n {6}required: )false/, '$1true');
     const { status, report: found } = report('HEAD');
     expect(status).to.equal(1);
     const required = found.changes.filter((candidate) => candidate.severity === 'breaking' && candidate.where === 'GET /oauth-applications');
