@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerAccountCommands } from './commands/accounts.js';
 import { registerClientCommands } from './commands/clients.js';
+import { registerContractTestCommand } from './commands/contract-test.js';
 import { registerOperationCommands } from './commands/operations.js';
 import { registerSiteCommands } from './commands/sites.js';
 import { registerVendorPlatformCommands } from './commands/vendors.js';
@@ -21,7 +22,9 @@ export function buildProgram(): Command {
     (action) =>
     async (...args) => {
       try {
-        print({ json: json() }, await action(...args));
+        const result = await action(...args);
+        print({ json: json() }, result);
+        if (result.exitCode !== undefined && result.exitCode !== 0) process.exitCode = result.exitCode;
       } catch (error) {
         process.exitCode = printFailure(json(), error);
       }
@@ -32,11 +35,18 @@ export function buildProgram(): Command {
   registerClientCommands(program, run);
   registerVendorPlatformCommands(program, run);
   registerOperationCommands(program, run);
+  registerContractTestCommand(program, run);
   return program;
 }
 
+/**
+ * Runs one command line and returns its exit status. The status of this run only: process.exitCode is cleared for the
+ * run and restored afterwards, so in-process callers (tests) can run several commands one after another.
+ */
 export async function runCli(argv: string[]): Promise<number> {
   const program = buildProgram();
+  const previous = process.exitCode;
+  process.exitCode = undefined;
   try {
     await program.parseAsync(argv, { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
@@ -46,5 +56,7 @@ export async function runCli(argv: string[]): Promise<number> {
       return error.exitCode === 0 ? 0 : 2;
     }
     return printFailure(argv.includes('--json'), error);
+  } finally {
+    process.exitCode = previous;
   }
 }

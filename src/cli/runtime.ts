@@ -11,6 +11,8 @@ export interface GlobalOptions {
 export interface CommandResult {
   text: string;
   data: unknown;
+  /** The exit status after printing; 0 unless given (e.g. 1 for a report that says something failed). */
+  exitCode?: number;
 }
 
 /** Exit codes: 1 = the command failed (bad input, conflict, unreachable database), 2 = usage error. */

@@ -6,20 +6,18 @@
  *   declared without content must have no body;
  * - every header the response declares `required` (ETag, Location, WWW-Authenticate) must be present;
  * - the body must validate against the declared schema (openapi-response-validator, formats from ajv-formats).
+ * The checks live in src/contract/response-validation.ts, shared with `schoolgate contract-test`.
  * Every admin test goes through `AdminApi.call`, so the implementation cannot drift from openapi/admin.yaml.
  *
  *   const api = await AdminApi.connect(site.origin, token);
  *   const school = await api.call<School>('getSchool');        // throws if the answer breaks the contract
  *   expect(school.status).to.equal(200);
  */
-import { dereference } from '@readme/openapi-parser';
-import { fullFormats } from 'ajv-formats/dist/formats.js';
-import { createRequire } from 'node:module';
-import type * as responseValidatorModule from 'openapi-response-validator';
 import type { components, operations } from '../../generated/admin-api.js';
 import type { Role } from '../../src/accounts/roles.js';
 import type { User } from '../../src/accounts/users.js';
 import type { Audience } from '../../src/clients/scopes.js';
+import { ContractViolation, ResponseContract, type ContractOperation } from '../../src/contract/response-validation.js';
 import type { Database } from '../../src/db/connection.js';
 import type { Site } from '../../src/sites/sites.js';
 import { discover, exchangeCode, issueCode, makeClient, makeUser, type TestClient } from './oauth-fixtures.js';
@@ -29,20 +27,6 @@ export type Schemas = components['schemas'];
 export type Problem = Schemas['Problem'];
 
 type Json = Record<string, unknown>;
-
-// A CommonJS module with only `exports.default`: required as CommonJS, so every loader sees the same shape.
-const require = createRequire(import.meta.url);
-// (From ESM, the namespace's `default` is module.exports, whose own `default` is the class.)
-const OpenAPIResponseValidator = (require('openapi-response-validator') as typeof responseValidatorModule.default).default;
-type OpenAPIResponseValidator = InstanceType<typeof OpenAPIResponseValidator>;
-
-interface OperationInfo {
-  operationId: string;
-  method: string;
-  path: string;
-  responses: Record<string, Json>;
-  validator: OpenAPIResponseValidator;
-}
 
 export interface AdminCallOptions {
   /** Overrides the client's token; null sends no Authorization header. */
@@ -69,32 +53,8 @@ export interface AdminResult<B = unknown> {
   text: string;
 }
 
-/** ajv-formats' full formats as the plain functions openapi-response-validator accepts. */
-function customFormats(): Record<string, (value: string) => boolean> {
-  const formats: Record<string, (value: string) => boolean> = {};
-  for (const [name, format] of Object.entries(fullFormats)) {
-    if (format instanceof RegExp) formats[name] = (value) => format.test(value);
-    else if (typeof format === 'function') formats[name] = (value) => (format as (value: string) => boolean)(value);
-    else if (typeof format === 'object' && format !== null && 'validate' in format) {
-      const validate = (format as { validate: unknown }).validate;
-      if (validate instanceof RegExp) formats[name] = (value) => validate.test(value);
-      else if (typeof validate === 'function') formats[name] = (value) => Boolean((validate as (value: string) => unknown)(value));
-    }
-  }
-  return formats;
-}
-
 function fail(message: string): never {
   throw new Error(`admin API answer breaks the contract: ${message}`);
-}
-
-function mediaTypeOf(headers: Headers): string {
-  return (headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-}
-
-function pathTemplateMatches(template: string, path: string): boolean {
-  const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
-  return pattern.test(path);
 }
 
 export class AdminApi {
@@ -103,46 +63,33 @@ export class AdminApi {
     readonly token: string | null,
     /** The served /openapi.json as fetched (with its $refs). */
     readonly document: Json,
-    readonly baseUrl: string,
-    private readonly operations: Map<string, OperationInfo>,
-    private readonly problemValidator: OpenAPIResponseValidator,
+    /** The validators, shared with `schoolgate contract-test` (src/contract/response-validation.ts). */
+    readonly contract: ResponseContract,
   ) {}
+
+  get baseUrl(): string {
+    return this.contract.baseUrl;
+  }
 
   /** Fetches the site's /openapi.json and prepares the response validators from it. */
   static async connect(origin: string, token: string | null): Promise<AdminApi> {
     const response = await fetch(`${origin}/openapi.json`);
     if (response.status !== 200) throw new Error(`GET ${origin}/openapi.json answered ${response.status}`);
     const document = (await response.json()) as Json;
-    const dereferenced = (await dereference(structuredClone(document) as never)) as unknown as Json;
-    const servers = dereferenced.servers as Array<{ url: string }>;
-    const baseUrl = servers[0]?.url ?? fail('the served contract has no servers');
-    const operations = new Map<string, OperationInfo>();
-    const formats = customFormats();
-    for (const [path, item] of Object.entries(dereferenced.paths as Record<string, Json>)) {
-      for (const [method, raw] of Object.entries(item)) {
-        const operation = raw as Json;
-        if (typeof operation.operationId !== 'string') continue;
-        const responses = operation.responses as Record<string, Json>;
-        const validator = new OpenAPIResponseValidator({ responses: responses as never, customFormats: formats });
-        operations.set(operation.operationId, { operationId: operation.operationId, method: method.toUpperCase(), path, responses, validator });
-      }
-    }
-    const problemSchema = ((dereferenced.components as Json).schemas as Json).Problem as Json;
-    const problemValidator = new OpenAPIResponseValidator({ responses: { default: { schema: problemSchema } } as never, customFormats: formats });
-    return new AdminApi(origin, token, document, baseUrl, operations, problemValidator);
+    return new AdminApi(origin, token, document, await ResponseContract.fromDocument(document));
   }
 
   /** The same contract with another token (another operator, a member, none). */
   withToken(token: string | null): AdminApi {
-    return new AdminApi(this.origin, token, this.document, this.baseUrl, this.operations, this.problemValidator);
+    return new AdminApi(this.origin, token, this.document, this.contract);
   }
 
-  operation(operationId: OperationId): OperationInfo {
-    return this.operations.get(operationId) ?? fail(`no operation ${operationId} in the served contract`);
+  operation(operationId: OperationId): ContractOperation {
+    return this.contract.operation(operationId) ?? fail(`no operation ${operationId} in the served contract`);
   }
 
   operationIds(): string[] {
-    return [...this.operations.keys()];
+    return this.contract.operations().map((operation) => operation.operationId);
   }
 
   /** Calls one operation of the contract and validates the answer against it. */
@@ -173,48 +120,14 @@ export class AdminApi {
     if (body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
     const response = await fetch(url, { method, headers, body, redirect: 'manual' });
     const text = await response.text();
-    const basePath = new URL(this.baseUrl).pathname;
-    const relative = url.pathname.startsWith(`${basePath}/`) ? url.pathname.slice(basePath.length) : null;
-    const operation = relative === null ? undefined : [...this.operations.values()].find((candidate) => candidate.method === method.toUpperCase() && pathTemplateMatches(candidate.path, relative));
-    const parsed = this.validate(operation ?? null, method, url.pathname, response.status, response.headers, text);
-    return { status: response.status, headers: response.headers, body: parsed as B, problem: parsed as Problem, text };
-  }
-
-  private validate(operation: OperationInfo | null, method: string, path: string, status: number, headers: Headers, text: string): unknown {
-    const where = `${method} ${path} → ${status}`;
-    const declared = operation ? (operation.responses[String(status)] ?? operation.responses.default) : undefined;
-    if (!declared) {
-      // Paths and methods outside the contract, and statuses every path may give: problem+json only.
-      if (operation && ![405, 413, 500, 503].includes(status)) fail(`${where}: ${operation.operationId} declares no ${status} response`);
-      return this.validateProblem(where, headers, text);
-    }
-    const content = declared.content as Record<string, Json> | undefined;
-    for (const [name, header] of Object.entries((declared.headers as Record<string, Json> | undefined) ?? {})) {
-      if (header.required === true && !headers.has(name)) fail(`${where}: the required header ${name} is missing`);
-    }
-    if (!content) {
-      if (text !== '') fail(`${where}: declared without content, but the body is ${JSON.stringify(text.slice(0, 200))}`);
-      return undefined;
-    }
-    const mediaType = mediaTypeOf(headers);
-    if (!Object.hasOwn(content, mediaType)) fail(`${where}: Content-Type ${mediaType || '(none)'} is not one of ${Object.keys(content).join(', ')}`);
-    let body: unknown;
+    let parsed: unknown;
     try {
-      body = JSON.parse(text);
-    } catch {
-      fail(`${where}: the body is not JSON: ${text.slice(0, 200)}`);
+      parsed = this.contract.validate(this.contract.findOperation(method, url) ?? null, { method, path: url.pathname, status: response.status, headers: response.headers, text });
+    } catch (error) {
+      if (error instanceof ContractViolation) fail(error.message);
+      throw error;
     }
-    const errors = operation?.validator.validateResponse(String(status) in operation.responses ? String(status) : 'default', body);
-    if (errors) fail(`${where}: ${JSON.stringify(errors.errors)} in ${text.slice(0, 500)}`);
-    return body;
-  }
-
-  private validateProblem(where: string, headers: Headers, text: string): unknown {
-    if (mediaTypeOf(headers) !== 'application/problem+json') fail(`${where}: expected application/problem+json, got ${headers.get('content-type') ?? '(none)'}`);
-    const body: unknown = JSON.parse(text);
-    const errors = this.problemValidator.validateResponse('default', body);
-    if (errors) fail(`${where}: ${JSON.stringify(errors.errors)} in ${text.slice(0, 500)}`);
-    return body;
+    return { status: response.status, headers: response.headers, body: parsed as B, problem: parsed as Problem, text };
   }
 }
 
