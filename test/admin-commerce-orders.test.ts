@@ -305,5 +305,26 @@ describeEachDatabase('admin API: orders and analytics (area commerce)', (scratch
       expect(summary.topCourses).to.deep.equal([]);
       expect((await limited.call('getAnalyticsSummary')).status).to.equal(403);
     });
+
+    it('runs a fixed number of queries whatever the amount of data (set-based)', async () => {
+      const db = scratch().db;
+      const countQueries = async (): Promise<number> => {
+        let queries = 0;
+        const listener = () => {
+          queries += 1;
+        };
+        db.on('query', listener);
+        try {
+          expect((await apiB.call('getAnalyticsSummary')).status).to.equal(200);
+        } finally {
+          db.removeListener('query', listener);
+        }
+        return queries;
+      };
+      const before = await countQueries();
+      const more = await seed(db, server.siteB, now);
+      expect(more.p7).to.be.above(0);
+      expect(await countQueries()).to.equal(before);
+    });
   });
 });
