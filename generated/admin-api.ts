@@ -199,6 +199,282 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List orders
+         * @description Lists the site's payment attempts, one page at a time, newest first by default. Every attempt is
+         *     listed, including checkouts abandoned before a payment method was chosen (`paymentType: null`).
+         *     `state` is the derived payment state: an unpaid payment whose deadline has passed reads as
+         *     `expired`, whether or not the provider has reported it yet. Filters combine with AND. Pass the
+         *     previous page's `nextCursor` as `cursor` with the same `sort` and filters (otherwise 400
+         *     `invalid_cursor`). Orders are read-only: refunds are made at the payment provider and show up here
+         *     in `refundState` and `refundedAmount`.
+         */
+        get: operations["listOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{orderId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The order's `id` (the payment attempt). */
+                orderId: components["parameters"]["OrderIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an order
+         * @description Returns one payment attempt with the member who made it, its line items, coupon and promotion
+         *     adjustments, invoice, installment plan, ATM or convenience-store payment instructions, and its
+         *     refund state. Read-only, so no `ETag` is returned.
+         */
+        get: operations["getOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/coupons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List coupons
+         * @description Lists the site's coupons, one page at a time (newest first by default). `active` filters on the
+         *     operator's switch; `q` matches a part of the code or title, ignoring case. Keep `sort` and the
+         *     filters when passing `cursor` (otherwise 400 `invalid_cursor`).
+         */
+        get: operations["listCoupons"];
+        put?: never;
+        /**
+         * Create a coupon
+         * @description Creates a coupon. Rules beyond the schema (400 `invalid_request` with pointers):
+         *     * `discountKind: percent` needs `percentOff` (1-100) and no `amountOff`; `discountKind: amount`
+         *       needs `amountOff` (a positive amount) and no `percentOff`;
+         *     * `startsAt` must be before `endsAt` when both are set.
+         *
+         *     A code is unique within the site, ignoring case: `SPRING` and `spring` are the same code (409
+         *     `code_taken`).
+         */
+        post: operations["createCoupon"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/coupons/{couponId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The coupon's `id`. */
+                couponId: components["parameters"]["CouponIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a coupon
+         * @description Returns one coupon with its redemption count and the number of orders that used it. The `ETag` response header is the value to send as `If-Match` in `updateCoupon`.
+         */
+        get: operations["getCoupon"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a coupon
+         * @description Deletes a coupon that no order used. While an order's adjustments refer to it, the coupon is
+         *     part of that order's record and deleting it is refused with 409 `coupon_in_use`: deactivate it
+         *     instead (`updateCoupon` with `active: false`), which stops new redemptions.
+         */
+        delete: operations["deleteCoupon"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a coupon
+         * @description JSON Merge Patch (RFC 7396) of a coupon; `application/json` bodies are treated the same way.
+         *     `null` clears `title`, `maxRedemptions`, `startsAt` or `endsAt`. Changing `discountKind` clears
+         *     the discount field of the old kind, so send the new one with it (`percentOff` or `amountOff`).
+         *     The create rules apply to the result (400 with pointers; 409 `code_taken`), and
+         *     `maxRedemptions` cannot go below `redeemedCount`. Orders already made keep the discount they got.
+         *     Requires `If-Match` with the current `ETag` (412 on mismatch, 428 when missing).
+         */
+        patch: operations["updateCoupon"];
+        trace?: never;
+    };
+    "/digital-products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List digital products
+         * @description Lists the site's digital products, one page at a time (newest first by default), with the number
+         *     of members who own each. `q` matches a part of the title or slug, ignoring case. Keep `sort` and
+         *     the filters when passing `cursor` (otherwise 400 `invalid_cursor`).
+         */
+        get: operations["listDigitalProducts"];
+        put?: never;
+        /**
+         * Create a digital product
+         * @description Creates a digital product (`draft` unless `status` says otherwise). The slug is unique within the
+         *     site (409 `slug_taken`). `price` is `null` for a product that is not sold (only granted); a price
+         *     cannot be negative (400).
+         */
+        post: operations["createDigitalProduct"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/digital-products/{productId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The digital product's `id`. */
+                productId: components["parameters"]["DigitalProductIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a digital product
+         * @description Returns one digital product with its owner count. The `ETag` response header is the value to send as `If-Match` in `updateDigitalProduct`.
+         */
+        get: operations["getDigitalProduct"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a digital product
+         * @description Deletes a digital product that nobody owns and no order contains. While members own it the answer
+         *     is 409 `product_has_owners` (revoke the ownerships first, or archive the product with
+         *     `status: archived` so it leaves the catalogue and owners keep it); while an order's line items
+         *     refer to it the answer is 409 `product_in_orders` (archive it instead: orders are kept as they
+         *     were).
+         */
+        delete: operations["deleteDigitalProduct"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a digital product
+         * @description JSON Merge Patch (RFC 7396) of a digital product; `application/json` bodies are treated the same
+         *     way. `null` clears `description`, `price`, `downloadUrl` or `coverImageUrl`. Any status may be set
+         *     (`draft`, `published`, `archived`); archiving keeps every ownership. A slug used by another
+         *     product of the site is refused with 409 `slug_taken`. Requires `If-Match` with the current `ETag`
+         *     (412 on mismatch, 428 when missing).
+         */
+        patch: operations["updateDigitalProduct"];
+        trace?: never;
+    };
+    "/digital-products/{productId}/owners": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The digital product's `id`. */
+                productId: components["parameters"]["DigitalProductIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the owners of a digital product
+         * @description Lists the members who own the product, one page at a time (most recently acquired first by
+         *     default), expired ownerships included (see `expiresAt`). Keep `sort` when passing `cursor`.
+         */
+        get: operations["listDigitalProductOwners"];
+        put?: never;
+        /**
+         * Grant a digital product to a member
+         * @description Makes a member of the site an owner of the product without a payment (a gift, a support case, a
+         *     bundle sold elsewhere). `userId` must be a member of this site (someone with a role here; 400
+         *     otherwise). A member who already owns it, even with an expired ownership, gets 409
+         *     `already_owned`: revoke it first to grant it again with other dates. `acquiredAt` defaults to
+         *     now; `expiresAt` (after `acquiredAt`) limits access, `null` or absent for lasting access.
+         *     Ownerships are not edited, so they carry no `ETag`.
+         */
+        post: operations["grantDigitalProduct"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/digital-products/{productId}/owners/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The digital product's `id`. */
+                productId: components["parameters"]["DigitalProductIdPath"];
+                /** @description The owner's user id. */
+                userId: components["parameters"]["DigitalProductOwnerUserIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get one owner of a digital product
+         * @description Returns the member's ownership of the product; 404 when the member does not own it.
+         */
+        get: operations["getDigitalProductOwner"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a member's ownership of a digital product
+         * @description Removes the member's ownership at once: the product leaves their library and its download. Any
+         *     payment for it stays in the orders (refunds are made at the payment provider). 404 when the member
+         *     does not own it.
+         */
+        delete: operations["revokeDigitalProduct"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/analytics/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the site's summary figures for a time window
+         * @description Figures of the site for the window [`from`, `to`) and at the time of the request. Without
+         *     parameters the window is the last 30 days up to now; with only `from` it ends now, with only
+         *     `to` it starts 30 days before. `to` must be after `from`, and the window at most 366 days long
+         *     (400 `invalid_request` naming the parameter). Revenue is per currency, never summed across
+         *     currencies: payments paid in the window count positive, refunds made in the window negative.
+         */
+        get: operations["getAnalyticsSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -364,6 +640,462 @@ export interface components {
             /** @description ISO 4217 currency code, upper case. */
             currency: string;
         };
+        /** @description A member of the site as orders and ownerships show them. */
+        CommerceMember: {
+            /** @description The member's user id. */
+            id: number;
+            /** @description Display name. */
+            name: string;
+            /**
+             * Format: email
+             * @description Email address (the sign-in name).
+             */
+            email: string;
+        };
+        /**
+         * @description Payment state: `unpaid` (waiting for the member, e.g. an ATM transfer), `paid`, `expired` (the deadline
+         *     passed without payment; an unpaid payment past its deadline reads as `expired` even before the provider
+         *     reports it), `failed` (declined) or `canceled`.
+         * @enum {string}
+         */
+        OrderState: "unpaid" | "paid" | "expired" | "failed" | "canceled";
+        /**
+         * @description Refund state, as reported by the payment provider: `none`, `requested`, `processing`, `partially_refunded`, `refunded` or `rejected`.
+         * @enum {string}
+         */
+        OrderRefundState: "none" | "requested" | "processing" | "partially_refunded" | "refunded" | "rejected";
+        /**
+         * @description Payment method: credit card, ATM transfer, web ATM, convenience-store code (`cvs`) or barcode (`cvs_barcode`), Apple Pay, Google Pay, LINE Pay, `free` (nothing to pay) or `other`.
+         * @enum {string}
+         */
+        OrderPaymentType: "credit_card" | "atm" | "web_atm" | "cvs" | "cvs_barcode" | "apple_pay" | "google_pay" | "line_pay" | "free" | "other";
+        /**
+         * @description `createdAt` (when the payment attempt started) or `amount` (compared as a number, whatever the currency); `-` for descending.
+         * @default -createdAt
+         * @enum {string}
+         */
+        OrderSort: "createdAt" | "-createdAt" | "amount" | "-amount";
+        /** @description One payment attempt as the order list shows it. */
+        OrderSummary: {
+            /** @description The order (payment attempt) id. */
+            id: number;
+            /** @description The trade number the payment provider knows this attempt by. */
+            tradeNo: string;
+            member: components["schemas"]["CommerceMember"];
+            state: components["schemas"]["OrderState"];
+            /** @description The payment method; `null` when the checkout was abandoned before a method was chosen. */
+            paymentType: components["schemas"]["OrderPaymentType"] | null;
+            amount: components["schemas"]["Money"];
+            refundState: components["schemas"]["OrderRefundState"];
+            refundedAmount: components["schemas"]["Money"];
+            netAmount: components["schemas"]["Money"];
+            /** @description When the payment was completed; `null` unless paid. */
+            paidAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the payment attempt started.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the record last changed.
+             */
+            updatedAt: string;
+        };
+        /** @description One purchased line. */
+        OrderLineItem: {
+            /**
+             * @description What was bought.
+             * @enum {string}
+             */
+            kind: "course" | "digital_product" | "consulting_service" | "event" | "membership_plan" | "other";
+            /** @description The id of the purchased course, digital product, consulting service, event or membership plan; `null` for `other` lines and when the item no longer exists. */
+            itemId: number | null;
+            /** @description The title at the time of purchase. */
+            title: string;
+            /** @description Number of units. */
+            quantity: number;
+            unitAmount: components["schemas"]["Money"];
+            amount: components["schemas"]["Money"];
+        };
+        /** @description A coupon or promotion line; its amount is negative for a discount. */
+        OrderAdjustment: {
+            /**
+             * @description `coupon` (a code the member entered) or `promotion` (applied automatically).
+             * @enum {string}
+             */
+            kind: "coupon" | "promotion";
+            /** @description The coupon code; `null` for promotions. */
+            code: string | null;
+            /** @description The coupon's id while it exists; `null` for promotions. */
+            couponId: number | null;
+            /** @description The title shown on the order. */
+            title: string;
+            amount: components["schemas"]["Money"];
+        };
+        /** @description The invoice of the order. */
+        OrderInvoice: {
+            /** @description Invoice number; `null` until issued. */
+            number: string | null;
+            /**
+             * @description `personal` (including e-invoice carriers), `company` or `donation`.
+             * @enum {string}
+             */
+            type: "personal" | "company" | "donation";
+            /** @description Company name; `null` unless `type` is `company`. */
+            title: string | null;
+            /** @description Company tax id; `null` unless `type` is `company`. */
+            taxId: string | null;
+            /** @description E-invoice carrier (e.g. a mobile barcode), when the member gave one. */
+            carrier: string | null;
+            /**
+             * @description `pending`, `issued` or `voided`.
+             * @enum {string}
+             */
+            status: "pending" | "issued" | "voided";
+            /** @description When the invoice was issued. */
+            issuedAt: string | null;
+        };
+        /** @description The installment plan of a card payment. */
+        OrderInstallment: {
+            /** @description Number of installments. */
+            count: number;
+            firstInstallmentAmount: components["schemas"]["Money"];
+            perInstallmentAmount: components["schemas"]["Money"];
+            /** @description `week` or `month`; `null` when the provider did not say. */
+            interval: ("week" | "month") | null;
+        };
+        /** @description What the member needs to pay an unpaid (or expired) ATM or convenience-store payment. */
+        OrderPaymentInstructions: {
+            /** @description Bank code (ATM transfers only). */
+            bankCode: string | null;
+            /** @description Bank name (ATM transfers only). */
+            bankName: string | null;
+            /** @description Account number for an ATM transfer, payment code for a convenience store. */
+            codeNo: string | null;
+            /** @description Deadline for paying. */
+            expiresAt: string | null;
+        };
+        /** @description One payment attempt with everything recorded about it. Read-only. */
+        Order: {
+            /** @description The order (payment attempt) id. */
+            id: number;
+            /** @description The trade number the payment provider knows this attempt by. */
+            tradeNo: string;
+            member: components["schemas"]["CommerceMember"];
+            state: components["schemas"]["OrderState"];
+            /** @description The payment method; `null` when the checkout was abandoned before a method was chosen. */
+            paymentType: components["schemas"]["OrderPaymentType"] | null;
+            amount: components["schemas"]["Money"];
+            subtotal: components["schemas"]["Money"];
+            adjustmentTotal: components["schemas"]["Money"];
+            refundState: components["schemas"]["OrderRefundState"];
+            refundedAmount: components["schemas"]["Money"];
+            netAmount: components["schemas"]["Money"];
+            /** @description When the member asked for a refund. */
+            refundRequestedAt: string | null;
+            /** @description When the provider made the refund. */
+            refundedAt: string | null;
+            /** @description When the payment was completed; `null` unless paid. */
+            paidAt: string | null;
+            /** @description The purchased lines, in order. */
+            lineItems: components["schemas"]["OrderLineItem"][];
+            /** @description Coupon and promotion lines, in order. */
+            adjustments: components["schemas"]["OrderAdjustment"][];
+            /** @description The invoice; `null` when none was requested. */
+            invoice: components["schemas"]["OrderInvoice"] | null;
+            /** @description The installment plan; `null` for a payment in full. */
+            installment: components["schemas"]["OrderInstallment"] | null;
+            /** @description Set only for unpaid or expired ATM and convenience-store payments. */
+            paymentInstructions: components["schemas"]["OrderPaymentInstructions"] | null;
+            /**
+             * Format: date-time
+             * @description When the payment attempt started.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the record last changed.
+             */
+            updatedAt: string;
+        };
+        /** @description One page of orders. */
+        OrderList: {
+            /** @description The orders of this page. */
+            data: components["schemas"]["OrderSummary"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description `percent`: `percentOff` percent off the subtotal. `amount`: `amountOff` off, in its currency.
+         * @enum {string}
+         */
+        CouponDiscountKind: "percent" | "amount";
+        /**
+         * @description Sort field; `-` for descending. `code` compares the codes as text.
+         * @default -createdAt
+         * @enum {string}
+         */
+        CouponSort: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "code" | "-code";
+        /** @description A discount code of the site. */
+        Coupon: {
+            /** @description The coupon id. */
+            readonly id: number;
+            /** @description The code members enter; unique within the site, ignoring case. */
+            code: string;
+            /** @description Name shown to members and on orders. */
+            title: string | null;
+            discountKind: components["schemas"]["CouponDiscountKind"];
+            /** @description Percent off (1-100) for `percent` coupons; `null` otherwise. */
+            percentOff: number | null;
+            /** @description Amount off for `amount` coupons; `null` otherwise. */
+            amountOff: components["schemas"]["Money"] | null;
+            /** @description How many times the coupon can be redeemed in all; `null` for no limit. */
+            maxRedemptions: number | null;
+            /** @description How many times it has been redeemed (paid checkouts), as counted at checkout. */
+            readonly redeemedCount: number;
+            /** @description How many orders (payment attempts, paid or not) carry it as an adjustment. While above zero the coupon cannot be deleted. */
+            readonly orderCount: number;
+            /** @description Redeemable from this time; `null` for no start. */
+            startsAt: string | null;
+            /** @description Redeemable until this time (exclusive); `null` for no end. */
+            endsAt: string | null;
+            /** @description The operator's switch; a deactivated coupon cannot be redeemed. */
+            active: boolean;
+            /** @description Whether a member could redeem it now, i.e. active, inside its window and under its redemption limit. */
+            readonly redeemable: boolean;
+            /** Format: date-time */
+            readonly createdAt: string;
+            /** Format: date-time */
+            readonly updatedAt: string;
+        };
+        /** @description A new coupon. Exactly one of `percentOff` and `amountOff`, matching `discountKind`. */
+        CouponCreate: {
+            /** @description Letters, digits, `-` and `_`; unique within the site, ignoring case. */
+            code: string;
+            title?: string | null;
+            discountKind: components["schemas"]["CouponDiscountKind"];
+            /** @description Required for `percent` coupons, refused for `amount` coupons. */
+            percentOff?: number;
+            amountOff?: components["schemas"]["Money"];
+            maxRedemptions?: number | null;
+            startsAt?: string | null;
+            endsAt?: string | null;
+            /** @description Defaults to `true`. */
+            active?: boolean;
+        };
+        /** @description Merge patch of a coupon. Changing `discountKind` clears the discount field of the old kind. */
+        CouponUpdate: {
+            code?: string;
+            title?: string | null;
+            discountKind?: components["schemas"]["CouponDiscountKind"];
+            percentOff?: number | null;
+            amountOff?: components["schemas"]["Money"] | null;
+            maxRedemptions?: number | null;
+            startsAt?: string | null;
+            endsAt?: string | null;
+            active?: boolean;
+        };
+        /** @description One page of coupons. */
+        CouponList: {
+            /** @description The coupons of this page. */
+            data: components["schemas"]["Coupon"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description What the product is.
+         * @enum {string}
+         */
+        DigitalProductKind: "ebook" | "audio" | "video" | "file" | "template";
+        /**
+         * @description `draft` (not shown to members), `published` (in the catalogue) or `archived` (withdrawn; owners keep it).
+         * @enum {string}
+         */
+        DigitalProductStatus: "draft" | "published" | "archived";
+        /**
+         * @description Sort field; `-` for descending.
+         * @default -createdAt
+         * @enum {string}
+         */
+        DigitalProductSort: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "title" | "-title" | "slug" | "-slug";
+        /** @description A digital product of the site. */
+        DigitalProduct: {
+            /** @description The product id. */
+            readonly id: number;
+            /** @description URL name, unique within the site. */
+            slug: string;
+            /** @description Title. */
+            title: string;
+            /** @description Description shown to members. */
+            description: string | null;
+            kind: components["schemas"]["DigitalProductKind"];
+            status: components["schemas"]["DigitalProductStatus"];
+            /** @description Price; `null` for a product that is not sold (only granted). */
+            price: components["schemas"]["Money"] | null;
+            /** @description Where owners download it. */
+            downloadUrl: string | null;
+            /** @description Cover image. */
+            coverImageUrl: string | null;
+            /** @description How many members own it (expired ownerships included). */
+            readonly ownerCount: number;
+            /** Format: date-time */
+            readonly createdAt: string;
+            /** Format: date-time */
+            readonly updatedAt: string;
+        };
+        /** @description A new digital product. */
+        DigitalProductCreate: {
+            /** @description Lower-case letters, digits and single hyphens; unique within the site. */
+            slug: string;
+            title: string;
+            description?: string | null;
+            kind: components["schemas"]["DigitalProductKind"];
+            status?: components["schemas"]["DigitalProductStatus"];
+            /** @description Price (zero or more minor units), or `null` when not sold. */
+            price?: components["schemas"]["Money"] | null;
+            downloadUrl?: string | null;
+            coverImageUrl?: string | null;
+        };
+        /** @description Merge patch of a digital product. */
+        DigitalProductUpdate: {
+            slug?: string;
+            title?: string;
+            description?: string | null;
+            kind?: components["schemas"]["DigitalProductKind"];
+            status?: components["schemas"]["DigitalProductStatus"];
+            price?: components["schemas"]["Money"] | null;
+            downloadUrl?: string | null;
+            coverImageUrl?: string | null;
+        };
+        /** @description One page of digital products. */
+        DigitalProductList: {
+            /** @description The products of this page. */
+            data: components["schemas"]["DigitalProduct"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description By acquisition time; `-` for most recent first.
+         * @default -acquiredAt
+         * @enum {string}
+         */
+        DigitalProductOwnerSort: "acquiredAt" | "-acquiredAt";
+        /** @description A member's ownership of a digital product. */
+        DigitalProductOwner: {
+            /** @description The product id. */
+            productId: number;
+            member: components["schemas"]["CommerceMember"];
+            /**
+             * Format: date-time
+             * @description When the member got it (purchase or grant).
+             */
+            acquiredAt: string;
+            /** @description When access ends; `null` for lasting access. */
+            expiresAt: string | null;
+            /** @description Whether the member has access now (not expired). */
+            active: boolean;
+            /**
+             * Format: date-time
+             * @description When the ownership was recorded.
+             */
+            createdAt: string;
+        };
+        /** @description Grants the product to a member of the site. */
+        DigitalProductOwnerGrant: {
+            /** @description The member's user id; must hold a role at this site. */
+            userId: number;
+            /**
+             * Format: date-time
+             * @description Defaults to now.
+             */
+            acquiredAt?: string;
+            /** @description When access ends (after `acquiredAt`); `null` or absent for lasting access. */
+            expiresAt?: string | null;
+        };
+        /** @description One page of a product's owners. */
+        DigitalProductOwnerList: {
+            /** @description The ownerships of this page. */
+            data: components["schemas"]["DigitalProductOwner"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description Orders (payment attempts) created in the window, by derived payment state. */
+        AnalyticsOrdersByState: {
+            /** @description Still waiting for payment. */
+            unpaid: number;
+            /** @description Paid (refunded ones included). */
+            paid: number;
+            /** @description Past their deadline without payment. */
+            expired: number;
+            /** @description Declined. */
+            failed: number;
+            /** @description Canceled. */
+            canceled: number;
+        };
+        /** @description Revenue in one currency over the window. */
+        AnalyticsRevenue: {
+            gross: components["schemas"]["Money"];
+            refunded: components["schemas"]["Money"];
+            net: components["schemas"]["Money"];
+        };
+        /** @description A course with its new enrollments in the window. */
+        AnalyticsTopCourse: {
+            /** @description The course id. */
+            courseId: number;
+            /** @description The course title. */
+            title: string;
+            /** @description The course slug. */
+            slug: string;
+            /** @description Enrollments that started in the window. */
+            newEnrollments: number;
+        };
+        /** @description Figures of the site over [`from`, `to`) and, where noted, at the time of the request. */
+        AnalyticsSummary: {
+            /**
+             * Format: date-time
+             * @description Start of the window (inclusive).
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description End of the window (exclusive).
+             */
+            to: string;
+            /**
+             * Format: date-time
+             * @description When the figures were computed (the "now" of the current figures).
+             */
+            generatedAt: string;
+            /** @description People with a role at the site (students, lecturers and staff alike). */
+            members: {
+                /** @description Members now. */
+                total: number;
+                /** @description Members whose first role at the site was granted in the window. */
+                new: number;
+            };
+            /** @description Courses of the site. */
+            courses: {
+                /** @description Published courses now. */
+                published: number;
+            };
+            /** @description Course enrollments. */
+            enrollments: {
+                /** @description Enrollments now, expired ones included. */
+                total: number;
+                /** @description Enrollments that started in the window. */
+                new: number;
+                /** @description Enrollments with access now (lifetime access, or not yet expired). */
+                active: number;
+            };
+            /** @description Lectures completed in the window (one per member and lecture). */
+            lectureCompletions: number;
+            ordersByState: components["schemas"]["AnalyticsOrdersByState"];
+            /** @description Per currency (sorted by currency code): `gross` = amounts of payments paid in the window; `refunded` = refunds made in the window; `net` = gross minus refunded. */
+            revenue: components["schemas"]["AnalyticsRevenue"][];
+            /** @description Up to 5 courses with the most new enrollments in the window, most first (ties by course id); courses without new enrollments are left out. */
+            topCourses: components["schemas"]["AnalyticsTopCourse"][];
+        };
         /** @description RFC 9457 problem details. */
         Problem: {
             /**
@@ -511,6 +1243,34 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description The request conflicts with the site's coupons:
+         *     * `code_taken`: another coupon of the site has this code (codes are compared ignoring case);
+         *     * `coupon_in_use`: orders used the coupon, so it cannot be deleted; deactivate it (`active: false`) instead.
+         */
+        CouponConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The request conflicts with the current state of the product:
+         *     * `slug_taken`: another digital product of the site has this slug;
+         *     * `product_has_owners`: members own the product, so it cannot be deleted; revoke the ownerships or archive it;
+         *     * `product_in_orders`: order line items refer to the product, so it cannot be deleted; archive it instead;
+         *     * `already_owned`: the member already owns the product (revoke first to grant it again).
+         */
+        DigitalProductConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: {
         /**
@@ -536,6 +1296,48 @@ export interface components {
         KindFilter: components["schemas"]["OAuthApplicationKind"];
         /** @description Only reviewed (`true`) or only unreviewed (`false`) applications. */
         ReviewedFilter: boolean;
+        /** @description The order's `id` (the payment attempt). */
+        OrderIdPath: number;
+        /** @description Sort order; a leading `-` sorts descending. Ties are broken by the order id, in the same direction. */
+        OrderSortParam: components["schemas"]["OrderSort"];
+        /** @description Only orders in this (derived) payment state; `expired` includes unpaid payments past their deadline. */
+        OrderStateFilter: components["schemas"]["OrderState"];
+        /** @description Only orders in this refund state. */
+        OrderRefundStateFilter: components["schemas"]["OrderRefundState"];
+        /** @description Only the orders of this member (user id). */
+        OrderUserIdFilter: number;
+        /** @description Only orders paid (or to be paid) with this method. */
+        OrderPaymentTypeFilter: components["schemas"]["OrderPaymentType"];
+        /** @description Only orders created at or after this time (RFC 3339). */
+        OrderCreatedFromFilter: string;
+        /** @description Only orders created before this time (RFC 3339). */
+        OrderCreatedToFilter: string;
+        /** @description The coupon's `id`. */
+        CouponIdPath: number;
+        /** @description Sort order; a leading `-` sorts descending. Ties are broken by creation order, in the same direction. */
+        CouponSortParam: components["schemas"]["CouponSort"];
+        /** @description Only active (`true`) or only deactivated (`false`) coupons. */
+        CouponActiveFilter: boolean;
+        /** @description Only coupons whose code or title contains this text, ignoring case. */
+        CouponQueryFilter: string;
+        /** @description The digital product's `id`. */
+        DigitalProductIdPath: number;
+        /** @description The owner's user id. */
+        DigitalProductOwnerUserIdPath: number;
+        /** @description Sort order; a leading `-` sorts descending. Ties are broken by creation order, in the same direction. */
+        DigitalProductSortParam: components["schemas"]["DigitalProductSort"];
+        /** @description Only products in this status. */
+        DigitalProductStatusFilter: components["schemas"]["DigitalProductStatus"];
+        /** @description Only products of this kind. */
+        DigitalProductKindFilter: components["schemas"]["DigitalProductKind"];
+        /** @description Only products whose title or slug contains this text, ignoring case. */
+        DigitalProductQueryFilter: string;
+        /** @description Sort order by acquisition time; a leading `-` sorts descending. Ties are broken by the ownership's creation order, in the same direction. */
+        DigitalProductOwnerSortParam: components["schemas"]["DigitalProductOwnerSort"];
+        /** @description Start of the window, inclusive (RFC 3339). Defaults to 30 days before `to`. */
+        AnalyticsFrom: string;
+        /** @description End of the window, exclusive (RFC 3339). Defaults to now. Must be after `from`, at most 366 days later. */
+        AnalyticsTo: string;
     };
     requestBodies: never;
     headers: {
@@ -909,6 +1711,557 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OAuthApplicationConflict"];
+        };
+    };
+    listOrders: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. Ties are broken by the order id, in the same direction. */
+                sort?: components["parameters"]["OrderSortParam"];
+                /** @description Only orders in this (derived) payment state; `expired` includes unpaid payments past their deadline. */
+                state?: components["parameters"]["OrderStateFilter"];
+                /** @description Only orders in this refund state. */
+                refundState?: components["parameters"]["OrderRefundStateFilter"];
+                /** @description Only the orders of this member (user id). */
+                userId?: components["parameters"]["OrderUserIdFilter"];
+                /** @description Only orders paid (or to be paid) with this method. */
+                paymentType?: components["parameters"]["OrderPaymentTypeFilter"];
+                /** @description Only orders created at or after this time (RFC 3339). */
+                createdFrom?: components["parameters"]["OrderCreatedFromFilter"];
+                /** @description Only orders created before this time (RFC 3339). */
+                createdTo?: components["parameters"]["OrderCreatedToFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of orders. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The order's `id` (the payment attempt). */
+                orderId: components["parameters"]["OrderIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listCoupons: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. Ties are broken by creation order, in the same direction. */
+                sort?: components["parameters"]["CouponSortParam"];
+                /** @description Only active (`true`) or only deactivated (`false`) coupons. */
+                active?: components["parameters"]["CouponActiveFilter"];
+                /** @description Only coupons whose code or title contains this text, ignoring case. */
+                q?: components["parameters"]["CouponQueryFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of coupons. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CouponList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createCoupon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CouponCreate"];
+            };
+        };
+        responses: {
+            /** @description The coupon was created. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Coupon"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["CouponConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getCoupon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The coupon's `id`. */
+                couponId: components["parameters"]["CouponIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The coupon. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Coupon"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteCoupon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The coupon's `id`. */
+                couponId: components["parameters"]["CouponIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The coupon was deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["CouponConflict"];
+        };
+    };
+    updateCoupon: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The `ETag` of the representation the change is based on, exactly as the API returned it
+                 *     (one strong entity tag; `*` and lists are not accepted). A different current ETag answers
+                 *     412 `precondition_failed`. A request without this header answers 428
+                 *     `precondition_required` (not 400).
+                 */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The coupon's `id`. */
+                couponId: components["parameters"]["CouponIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["CouponUpdate"];
+                "application/json": components["schemas"]["CouponUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated coupon. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Coupon"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["CouponConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            428: components["responses"]["PreconditionRequired"];
+        };
+    };
+    listDigitalProducts: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. Ties are broken by creation order, in the same direction. */
+                sort?: components["parameters"]["DigitalProductSortParam"];
+                /** @description Only products in this status. */
+                status?: components["parameters"]["DigitalProductStatusFilter"];
+                /** @description Only products of this kind. */
+                kind?: components["parameters"]["DigitalProductKindFilter"];
+                /** @description Only products whose title or slug contains this text, ignoring case. */
+                q?: components["parameters"]["DigitalProductQueryFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of digital products. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DigitalProductList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createDigitalProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DigitalProductCreate"];
+            };
+        };
+        responses: {
+            /** @description The digital product was created. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DigitalProduct"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["DigitalProductConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getDigitalProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The digital product's `id`. */
+                productId: components["parameters"]["DigitalProductIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The digital product. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DigitalProduct"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteDigitalProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The digital product's `id`. */
+                productId: components["parameters"]["DigitalProductIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The digital product was deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["DigitalProductConflict"];
+        };
+    };
+    updateDigitalProduct: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The `ETag` of the representation the change is based on, exactly as the API returned it
+                 *     (one strong entity tag; `*` and lists are not accepted). A different current ETag answers
+                 *     412 `precondition_failed`. A request without this header answers 428
+                 *     `precondition_required` (not 400).
+                 */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The digital product's `id`. */
+                productId: components["parameters"]["DigitalProductIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["DigitalProductUpdate"];
+                "application/json": components["schemas"]["DigitalProductUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated digital product. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DigitalProduct"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["DigitalProductConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            428: components["responses"]["PreconditionRequired"];
+        };
+    };
+    listDigitalProductOwners: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order by acquisition time; a leading `-` sorts descending. Ties are broken by the ownership's creation order, in the same direction. */
+                sort?: components["parameters"]["DigitalProductOwnerSortParam"];
+            };
+            header?: never;
+            path: {
+                /** @description The digital product's `id`. */
+                productId: components["parameters"]["DigitalProductIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of owners. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DigitalProductOwnerList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    grantDigitalProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The digital product's `id`. */
+                productId: components["parameters"]["DigitalProductIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DigitalProductOwnerGrant"];
+            };
+        };
+        responses: {
+            /** @description The member now owns the product. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DigitalProductOwner"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["DigitalProductConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getDigitalProductOwner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The digital product's `id`. */
+                productId: components["parameters"]["DigitalProductIdPath"];
+                /** @description The owner's user id. */
+                userId: components["parameters"]["DigitalProductOwnerUserIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ownership. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DigitalProductOwner"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    revokeDigitalProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The digital product's `id`. */
+                productId: components["parameters"]["DigitalProductIdPath"];
+                /** @description The owner's user id. */
+                userId: components["parameters"]["DigitalProductOwnerUserIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ownership was removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getAnalyticsSummary: {
+        parameters: {
+            query?: {
+                /** @description Start of the window, inclusive (RFC 3339). Defaults to 30 days before `to`. */
+                from?: components["parameters"]["AnalyticsFrom"];
+                /** @description End of the window, exclusive (RFC 3339). Defaults to now. Must be after `from`, at most 366 days later. */
+                to?: components["parameters"]["AnalyticsTo"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The summary. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
         };
     };
 }

@@ -144,6 +144,24 @@ const LINE_ITEM_KINDS: Readonly<Record<string, { kind: PaymentLineItemKind; tabl
 /** Methods that come with payment instructions (spec: "ATM or convenience-store payments"). */
 const INSTRUCTION_TYPES: ReadonlySet<PaymentType> = new Set(['ATM', 'CVS', 'CVS_BARCODE']);
 
+/** The stored (lowercase) values that read as `value`: for filtering in SQL on what the API reports. */
+export function storedPaymentTypes(value: PaymentType): string[] {
+  return Object.keys(PAYMENT_TYPES).filter((key) => PAYMENT_TYPES[key] === value);
+}
+
+/** Every stored payment type with a name of its own; any other non-null value reads as OTHER. */
+export function knownStoredPaymentTypes(): string[] {
+  return Object.keys(PAYMENT_TYPES);
+}
+
+export function storedPaymentStates(value: PaymentState): string[] {
+  return Object.keys(PAYMENT_STATES).filter((key) => PAYMENT_STATES[key] === value);
+}
+
+export function storedRefundingStates(value: RefundingState): string[] {
+  return Object.keys(REFUNDING_STATES).filter((key) => REFUNDING_STATES[key] === value);
+}
+
 export function mapPaymentType(value: string | null): PaymentType | null {
   if (value === null) return null;
   return PAYMENT_TYPES[value.toLowerCase()] ?? 'OTHER';
@@ -155,7 +173,7 @@ const PAYMENT_ORDER: SortKey = [
   { column: 'payments.id', descending: true },
 ];
 
-interface PaymentRow extends Record<string, unknown> {
+export interface PaymentRow extends Record<string, unknown> {
   id: number | string;
   trade_no: string;
   amount: number | string;
@@ -176,7 +194,7 @@ interface PaymentRow extends Record<string, unknown> {
   created_at: unknown;
 }
 
-const PAYMENT_COLUMNS = [
+export const PAYMENT_COLUMNS = [
   'id',
   'trade_no',
   'amount',
@@ -225,13 +243,17 @@ function installmentOf(amount: number, countValue: number | string | null, perVa
   return { count, firstInstallmentAmount: amount - per * (count - 1), perInstallmentAmount: per };
 }
 
-function toViewerPayment(ctx: MemberContext, row: PaymentRow): ViewerPayment {
+/**
+ * A payment row as every interface reports it, at `now` (an unpaid row past its deadline reads as EXPIRED). Shared with
+ * the admin API's orders (src/commerce/orders.ts), so both report the same states, refunds and instructions.
+ */
+export function paymentFromRow(row: PaymentRow, now: Date): ViewerPayment {
   const dbId = Number(row.id);
   const amount = money(row.amount);
   const paymentType = mapPaymentType(row.payment_type);
   const expiredAt = toDate(row.expired_at);
   let paymentState = PAYMENT_STATES[row.payment_state.toLowerCase()] ?? 'FAILED';
-  if (paymentState === 'UNPAID' && expiredAt !== null && expiredAt.getTime() <= ctx.now.getTime()) paymentState = 'EXPIRED';
+  if (paymentState === 'UNPAID' && expiredAt !== null && expiredAt.getTime() <= now.getTime()) paymentState = 'EXPIRED';
   const instructions = paymentType !== null && INSTRUCTION_TYPES.has(paymentType) && (paymentState === 'UNPAID' || paymentState === 'EXPIRED');
   const bankInstructions = instructions && paymentType === 'ATM';
   return {
@@ -260,7 +282,7 @@ function toViewerPayment(ctx: MemberContext, row: PaymentRow): ViewerPayment {
 export async function listViewerPayments(ctx: MemberContext, args: PageArgs): Promise<Page<ViewerPayment>> {
   const window = pageWindow(args, SPEC_LIMITED, PAYMENT_ORDER);
   const page = await fetchPage<PaymentRow>(() => viewerPaymentsQuery(ctx), PAYMENT_ORDER, window);
-  return { ...page, nodes: page.nodes.map((row) => toViewerPayment(ctx, row)) };
+  return { ...page, nodes: page.nodes.map((row) => paymentFromRow(row, ctx.now)) };
 }
 
 /** Rows of a payment sub-table for many payments in one query, grouped by payment id in `keys` order. */
@@ -291,10 +313,13 @@ export async function paymentAdjustments(ctx: MemberContext, payment: Pick<Viewe
       rowsByPayment<AdjustmentRow>(ids, () => ctx.db('payment_adjustments').select('payment_id', 'kind', 'code', 'title', 'amount').orderBy('position').orderBy('id')),
     )
     .load(payment.dbId);
-  return rows.map((row) => {
-    const kind: PaymentAdjustmentKind = row.kind.toLowerCase() === 'coupon' ? 'COUPON' : 'PROMOTION';
-    return { kind, code: kind === 'COUPON' ? row.code : null, title: row.title, amount: money(row.amount) };
-  });
+  return rows.map(adjustmentFromRow);
+}
+
+/** One coupon or promotion line as every interface reports it. */
+export function adjustmentFromRow(row: Pick<AdjustmentRow, 'kind' | 'code' | 'title' | 'amount'>): ViewerPaymentAdjustment {
+  const kind: PaymentAdjustmentKind = row.kind.toLowerCase() === 'coupon' ? 'COUPON' : 'PROMOTION';
+  return { kind, code: kind === 'COUPON' ? row.code : null, title: row.title, amount: money(row.amount) };
 }
 
 interface InvoiceRow {
@@ -315,7 +340,11 @@ export async function paymentInvoice(ctx: MemberContext, payment: Pick<ViewerPay
     )
     .load(payment.dbId);
   const row = rows[0];
-  if (!row) return null;
+  return row ? invoiceFromRow(row) : null;
+}
+
+/** An invoice row as every interface reports it. */
+export function invoiceFromRow(row: Omit<InvoiceRow, 'payment_id'>): ViewerPaymentInvoice {
   const type = INVOICE_TYPES[row.kind.toLowerCase()] ?? 'PERSONAL';
   return {
     number: row.invoice_no,
@@ -335,6 +364,12 @@ interface LineItemRow {
   quantity: number | string;
   unit_amount: number | string;
   amount: number | string;
+}
+
+/** A stored line-item kind as the API reports it, with the table its item id points into (none for OTHER lines). */
+export function lineItemKindOf(itemKind: string): { kind: PaymentLineItemKind; table: string | null } {
+  const target = LINE_ITEM_KINDS[itemKind.toLowerCase()];
+  return target ? { kind: target.kind, table: target.table } : { kind: 'OTHER', table: null };
 }
 
 /** Which `table:id` item references still exist at the site: one query per referenced table per request. */

@@ -16,6 +16,23 @@ import { updateSchool } from './school/update-school.js';
 // ---- imports: area people ----
 
 // ---- imports: area commerce ----
+import { getAnalyticsSummary } from './analytics/get-analytics-summary.js';
+import { createCoupon } from './coupons/create-coupon.js';
+import { deleteCoupon } from './coupons/delete-coupon.js';
+import { getCoupon } from './coupons/get-coupon.js';
+import { listCoupons } from './coupons/list-coupons.js';
+import { updateCoupon } from './coupons/update-coupon.js';
+import { createDigitalProduct } from './digital-products/create-digital-product.js';
+import { deleteDigitalProduct } from './digital-products/delete-digital-product.js';
+import { getDigitalProductOwner } from './digital-products/get-digital-product-owner.js';
+import { getDigitalProduct } from './digital-products/get-digital-product.js';
+import { grantDigitalProduct } from './digital-products/grant-digital-product.js';
+import { listDigitalProductOwners } from './digital-products/list-digital-product-owners.js';
+import { listDigitalProducts } from './digital-products/list-digital-products.js';
+import { revokeDigitalProduct } from './digital-products/revoke-digital-product.js';
+import { updateDigitalProduct } from './digital-products/update-digital-product.js';
+import { getOrder } from './orders/get-order.js';
+import { listOrders } from './orders/list-orders.js';
 
 // ---- imports: area scheduling ----
 
@@ -40,6 +57,23 @@ export const ADMIN_HANDLERS: AdminHandlers = {
   // ---- handlers: area people ----
 
   // ---- handlers: area commerce ----
+  listOrders,
+  getOrder,
+  listCoupons,
+  createCoupon,
+  getCoupon,
+  updateCoupon,
+  deleteCoupon,
+  listDigitalProducts,
+  createDigitalProduct,
+  getDigitalProduct,
+  updateDigitalProduct,
+  deleteDigitalProduct,
+  listDigitalProductOwners,
+  grantDigitalProduct,
+  getDigitalProductOwner,
+  revokeDigitalProduct,
+  getAnalyticsSummary,
 
   // ---- handlers: area scheduling ----
 
