@@ -199,6 +199,336 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/courses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List courses
+         * @description Lists the site's courses of every status, one page at a time, newest first unless `sort` says
+         *     otherwise. `status` keeps only the courses in that status; `q` keeps the courses whose title or
+         *     slug contains it (case-insensitive). Each course carries its section, lecture and enrollment
+         *     counts and its total duration. Pass the previous page's `nextCursor` as `cursor` for the next
+         *     page, keeping `sort` and the filters unchanged (otherwise 400 `invalid_cursor`).
+         */
+        get: operations["listCourses"];
+        put?: never;
+        /**
+         * Create a course
+         * @description Creates a course, by default as a `draft` (drafts are not in the public catalogue). The `slug`
+         *     (lower-case words joined by hyphens, e.g. `intro-to-typography`) is the course's address on the
+         *     school site and must be unique within the site: 409 `slug_taken` otherwise. `price` is the list
+         *     price in minor units, or `null` (or absent) for a course without one; its amount cannot be
+         *     negative. Assign lecturers afterwards with `setCourseLecturers`.
+         */
+        post: operations["createCourse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/courses/{courseId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The course's `id`. */
+                courseId: components["parameters"]["CourseId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a course
+         * @description Returns one course of this site with its lecturers and counts. The `ETag` response header is the value to send as `If-Match` in `updateCourse`.
+         */
+        get: operations["getCourse"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a course
+         * @description Deletes the course together with its own curriculum (sections and lectures), its lecturer
+         *     assignments and the comments posted on it or its lectures. Refused while members depend on it:
+         *     409 `course_has_enrollments` while any enrollment exists (members would lose their access and
+         *     progress; archive the course instead), and 409 `course_in_orders` while a payment line item
+         *     refers to it (order history must stay resolvable; archive it instead).
+         */
+        delete: operations["deleteCourse"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a course
+         * @description JSON Merge Patch (RFC 7396) of `slug`, `title`, `description`, `coverImageUrl`, `status` and
+         *     `price`; `null` clears `description`, `coverImageUrl` or `price`. Any status may be set from any
+         *     other: `published` puts the course in the public catalogue, `draft` and `archived` take it out
+         *     (enrolled members keep their access either way). A slug used by another course of the site is
+         *     refused with 409 `slug_taken`. Requires `If-Match` with the current `ETag` (412 on mismatch, 428
+         *     when missing).
+         */
+        patch: operations["updateCourse"];
+        trace?: never;
+    };
+    "/courses/{courseId}/lecturers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The course's `id`. */
+                courseId: components["parameters"]["CourseId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Assign the lecturers of a course
+         * @description Replaces the course's lecturers with `lecturerIds`, in that order (the order course pages show
+         *     them in); an empty list removes them all. Each id must be a lecturer profile of this site
+         *     (otherwise 400 `invalid_request` with the pointer `/lecturerIds/<i>`). Returns the course, whose
+         *     `ETag` changes when the list changes. Sending the current list again changes nothing. No
+         *     `If-Match`: the whole list is replaced.
+         */
+        put: operations["setCourseLecturers"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/courses/{courseId}/curriculum": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The course's `id`. */
+                courseId: components["parameters"]["CourseId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the syllabus of a course
+         * @description The whole syllabus tree of a course in one answer: its sections in order, each with its lectures
+         *     in order, with every lecture's lock flag, drip release time and preview flag. Positions are
+         *     0-based and dense within their parent.
+         */
+        get: operations["getCourseCurriculum"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/courses/{courseId}/sections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The course's `id`. */
+                courseId: components["parameters"]["CourseId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the sections of a course
+         * @description Lists the course's sections, in syllabus order (`position`) unless `sort` says otherwise, one
+         *     page at a time (`nextCursor`; keep `sort` unchanged between pages).
+         */
+        get: operations["listCourseSections"];
+        put?: never;
+        /**
+         * Add a section to a course
+         * @description Adds a section. Without `position` it goes last; with `position` (0-based, at most the current
+         *     number of sections) it is inserted there and the sections from that position on move down by
+         *     one. Positions stay dense: 0 to n-1.
+         */
+        post: operations["createCourseSection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/courses/{courseId}/sections/{sectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The course's `id`. */
+                courseId: components["parameters"]["CourseId"];
+                /** @description The section's `id` (a section of the course in the path). */
+                sectionId: components["parameters"]["SectionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a section
+         * @description Returns one section of the course. The `ETag` response header is the value to send as `If-Match` in `updateCourseSection`.
+         */
+        get: operations["getCourseSection"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a section
+         * @description Deletes an empty section; the sections after it move up by one. A section that still has
+         *     lectures is refused with 409 `section_not_empty`: move its lectures to another section or delete
+         *     them first.
+         */
+        delete: operations["deleteCourseSection"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename or move a section
+         * @description JSON Merge Patch (RFC 7396) of `title` and `position`. A new `position` (0-based, at most the
+         *     number of sections minus one) moves the section there; the sections in between shift by one
+         *     so positions stay dense. Requires `If-Match` with the current `ETag` (412 on mismatch, 428 when
+         *     missing). The sections that shift get new ETags too.
+         */
+        patch: operations["updateCourseSection"];
+        trace?: never;
+    };
+    "/courses/{courseId}/lectures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The course's `id`. */
+                courseId: components["parameters"]["CourseId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the lectures of a course
+         * @description Lists the course's lectures, in syllabus order (`position`: by section, then by position within
+         *     the section) unless `sort` says otherwise, one page at a time. `sectionId` keeps the lectures of
+         *     one section of this course (400 when the course has no such section).
+         */
+        get: operations["listLectures"];
+        put?: never;
+        /**
+         * Add a lecture to a section
+         * @description Adds a lecture to the section `sectionId` of this course (400 with the pointer `/sectionId` when
+         *     the course has no such section). Without `position` it goes last in the section; with
+         *     `position` (0-based, at most the number of lectures in the section) it is inserted there and the
+         *     lectures after it move down by one. A lecture is locked for members while `locked` is set, or
+         *     until `unlockAt` passes (drip release); `isPreview` offers it to anyone as a free preview.
+         */
+        post: operations["createLecture"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/courses/{courseId}/lectures/{lectureId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The course's `id`. */
+                courseId: components["parameters"]["CourseId"];
+                /** @description The lecture's `id` (a lecture of the course in the path). */
+                lectureId: components["parameters"]["LectureId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a lecture
+         * @description Returns one lecture of the course. The `ETag` response header is the value to send as `If-Match` in `updateLecture`.
+         */
+        get: operations["getLecture"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a lecture
+         * @description Deletes a lecture (and the comments posted on it); the lectures after it in its section move up
+         *     by one. Refused with 409 `lecture_has_progress` while any member has progress on it or an
+         *     enrollment resumes at it (last watched): their progress would be lost. Lock it instead
+         *     (`locked: true`).
+         */
+        delete: operations["deleteLecture"];
+        options?: never;
+        head?: never;
+        /**
+         * Update or move a lecture
+         * @description JSON Merge Patch (RFC 7396) of `title`, `kind`, `durationSeconds`, `locked`, `unlockAt` (`null`
+         *     clears the drip release time), `isPreview`, `sectionId` and `position`. `sectionId` moves the
+         *     lecture to another section of the same course (400 with the pointer `/sectionId` otherwise), at
+         *     `position` or else last; `position` alone moves it within its section. Positions stay dense in
+         *     both sections. Requires `If-Match` with the current `ETag` (412 on mismatch, 428 when missing).
+         *     Lectures that shift get new ETags too.
+         */
+        patch: operations["updateLecture"];
+        trace?: never;
+    };
+    "/lecturers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List lecturers
+         * @description Lists the site's lecturer profiles with the courses each teaches, newest first unless `sort` says
+         *     otherwise; `q` keeps the profiles whose display name contains it (case-insensitive). Pass
+         *     `nextCursor` as `cursor` for the next page, keeping `sort` and `q` unchanged.
+         */
+        get: operations["listLecturers"];
+        put?: never;
+        /**
+         * Create a lecturer profile
+         * @description Creates the lecturer profile of a person who already has a role at this site (`userId`; 400 with
+         *     the pointer `/userId` otherwise, e.g. for an unknown user or one known only at another site) and
+         *     grants them the `lecturer` role here if they lack it. A person has at most one profile per
+         *     site: 409 `lecturer_exists`.
+         */
+        post: operations["createLecturer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lecturers/{lecturerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The lecturer profile's `id`. */
+                lecturerId: components["parameters"]["LecturerId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a lecturer profile
+         * @description Returns one lecturer profile with the courses they teach. The `ETag` response header is the value to send as `If-Match` in `updateLecturer`.
+         */
+        get: operations["getLecturer"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a lecturer profile
+         * @description Deletes the profile. Refused with 409 `lecturer_assigned` while the lecturer is assigned to any
+         *     course (the `detail` names the courses): take them off those courses with
+         *     `setCourseLecturers` first. The person keeps their roles at the site.
+         */
+        delete: operations["deleteLecturer"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a lecturer profile
+         * @description JSON Merge Patch (RFC 7396) of `displayName`, `bio` and `avatarUrl`; `null` clears `bio` or
+         *     `avatarUrl`. The person (`userId`) cannot be changed. Requires `If-Match` with the current `ETag`
+         *     (412 on mismatch, 428 when missing).
+         */
+        patch: operations["updateLecturer"];
+        trace?: never;
+    };
     "/orders": {
         parameters: {
             query?: never;
@@ -639,6 +969,329 @@ export interface components {
             amount: number;
             /** @description ISO 4217 currency code, upper case. */
             currency: string;
+        };
+        /**
+         * @description `draft` (being prepared, not in the public catalogue), `published` (in the public catalogue) or `archived` (withdrawn from the catalogue; enrolled members keep their access).
+         * @enum {string}
+         */
+        CourseStatus: "draft" | "published" | "archived";
+        /**
+         * @description Sort order of `listCourses`; a leading `-` sorts descending.
+         * @default -createdAt
+         * @enum {string}
+         */
+        CourseSort: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "title" | "-title";
+        /** @description A lecturer assigned to a course. */
+        CourseLecturer: {
+            /** @description The lecturer profile's id. */
+            id: number;
+            /** @description The name course pages show. */
+            displayName: string;
+        };
+        /** @description A course of the school with its lecturers and the counts operators watch. */
+        Course: {
+            /** @description The course id. */
+            readonly id: number;
+            /** @description The course's address on the school site (`/courses/{slug}`), unique within the site. */
+            slug: string;
+            /** @description The course title. */
+            title: string;
+            /** @description The course description, or `null`. */
+            description: string | null;
+            /** @description URL of the cover image, or `null`. */
+            coverImageUrl: string | null;
+            status: components["schemas"]["CourseStatus"];
+            /** @description The list price, or `null` when the course has none (free, or sold only through a membership). */
+            price: components["schemas"]["Money"] | null;
+            /** @description The assigned lecturers, in the order course pages show them (set with `setCourseLecturers`). */
+            lecturers: components["schemas"]["CourseLecturer"][];
+            /** @description Number of sections in the syllabus. */
+            readonly sectionCount: number;
+            /** @description Number of lectures in the syllabus. */
+            readonly lectureCount: number;
+            /** @description Sum of the lectures' durations, in whole seconds. */
+            readonly totalDurationSeconds: number;
+            /** @description Number of enrollments in the course, expired ones included. */
+            readonly enrollmentCount: number;
+            /**
+             * Format: date-time
+             * @description When the course was created.
+             */
+            readonly createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the course's own fields or lecturers last changed.
+             */
+            readonly updatedAt: string;
+        };
+        /** @description A new course. */
+        CourseCreate: {
+            /** @description Lower-case words (letters and digits) joined by single hyphens, unique within the site. */
+            slug: string;
+            /** @description The course title. */
+            title: string;
+            /** @description The course description; `null` or absent for none. */
+            description?: string | null;
+            /** @description URL of the cover image; `null` or absent for none. */
+            coverImageUrl?: string | null;
+            status?: components["schemas"]["CourseStatus"];
+            /** @description The list price (amount at least 0); `null` or absent for none. */
+            price?: components["schemas"]["Money"] | null;
+        };
+        /** @description Merge patch of a course. Absent members stay unchanged; `null` clears `description`, `coverImageUrl` or `price`. */
+        CourseUpdate: {
+            /** @description A new slug, unique within the site. */
+            slug?: string;
+            /** @description A new title. */
+            title?: string;
+            /** @description A new description, or `null` to clear it. */
+            description?: string | null;
+            /** @description A new cover image URL, or `null` to clear it. */
+            coverImageUrl?: string | null;
+            status?: components["schemas"]["CourseStatus"];
+            /** @description A new list price (amount at least 0), or `null` for none. */
+            price?: components["schemas"]["Money"] | null;
+        };
+        /** @description The complete, ordered list of a course's lecturers. */
+        CourseLecturersUpdate: {
+            /** @description Lecturer profile ids of this site, in display order; empty to remove every lecturer. */
+            lecturerIds: number[];
+        };
+        /** @description One page of courses. */
+        CourseList: {
+            /** @description The courses of this page. */
+            data: components["schemas"]["Course"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description What the lecture is.
+         * @enum {string}
+         */
+        LectureKind: "video" | "text" | "audio" | "quiz" | "file";
+        /**
+         * @description Sort order of `listCourseSections`; `position` is the syllabus order.
+         * @default position
+         * @enum {string}
+         */
+        CourseSectionSort: "position" | "-position" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "title" | "-title";
+        /**
+         * @description Sort order of `listLectures`; `position` is the syllabus order (by section, then within it).
+         * @default position
+         * @enum {string}
+         */
+        LectureSort: "position" | "-position" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "title" | "-title";
+        /** @description A section (chapter) of a course's syllabus. */
+        CourseSection: {
+            /** @description The section id. */
+            readonly id: number;
+            /** @description The course the section belongs to. */
+            readonly courseId: number;
+            /** @description The section title. */
+            title: string;
+            /** @description 0-based place in the course; the sections of a course are numbered 0 to n-1 without gaps. */
+            position: number;
+            /** @description Number of lectures in the section. */
+            readonly lectureCount: number;
+            /** @description Sum of the section's lecture durations, in whole seconds. */
+            readonly durationSeconds: number;
+            /**
+             * Format: date-time
+             * @description When the section was created.
+             */
+            readonly createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the section's title or position last changed.
+             */
+            readonly updatedAt: string;
+        };
+        /** @description A new section. */
+        CourseSectionCreate: {
+            /** @description The section title. */
+            title: string;
+            /** @description 0-based place to insert the section at, at most the current number of sections; absent to add it last. */
+            position?: number;
+        };
+        /** @description Merge patch of a section. */
+        CourseSectionUpdate: {
+            /** @description A new title. */
+            title?: string;
+            /** @description 0-based place to move the section to, at most the number of sections minus one. */
+            position?: number;
+        };
+        /** @description One page of sections. */
+        CourseSectionList: {
+            /** @description The sections of this page. */
+            data: components["schemas"]["CourseSection"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description A lecture of a course, in one of its sections. */
+        Lecture: {
+            /** @description The lecture id. */
+            readonly id: number;
+            /** @description The course the lecture belongs to. */
+            readonly courseId: number;
+            /** @description The section the lecture is in. */
+            sectionId: number;
+            /** @description The lecture title. */
+            title: string;
+            /** @description 0-based place in its section; the lectures of a section are numbered 0 to n-1 without gaps. */
+            position: number;
+            kind: components["schemas"]["LectureKind"];
+            /** @description Length in whole seconds; 0 for lectures without media. */
+            durationSeconds: number;
+            /** @description The operator's lock; members cannot open the lecture while it is set. */
+            locked: boolean;
+            /** @description Drip release time; members cannot open the lecture before it. `null` when none is scheduled. */
+            unlockAt: string | null;
+            /** @description Offered to anyone as a free preview in the public syllabus. */
+            isPreview: boolean;
+            /**
+             * Format: date-time
+             * @description When the lecture was created.
+             */
+            readonly createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the lecture last changed (including being shifted by a move).
+             */
+            readonly updatedAt: string;
+        };
+        /** @description A new lecture. */
+        LectureCreate: {
+            /** @description The section of this course to add the lecture to. */
+            sectionId: number;
+            /** @description The lecture title. */
+            title: string;
+            /** @description 0-based place in the section, at most its number of lectures; absent to add it last. */
+            position?: number;
+            kind?: components["schemas"]["LectureKind"];
+            /** @description Length in whole seconds; default 0. */
+            durationSeconds?: number;
+            /** @description Lock the lecture; default `false`. */
+            locked?: boolean;
+            /** @description Drip release time; `null` or absent for none. */
+            unlockAt?: string | null;
+            /** @description Offer as a free preview; default `false`. */
+            isPreview?: boolean;
+        };
+        /** @description Merge patch of a lecture; `sectionId` and `position` move it. */
+        LectureUpdate: {
+            /** @description Move the lecture to this section of the same course (last, unless `position` is given). */
+            sectionId?: number;
+            /** @description 0-based place in its (new) section. */
+            position?: number;
+            /** @description A new title. */
+            title?: string;
+            kind?: components["schemas"]["LectureKind"];
+            /** @description A new length in whole seconds. */
+            durationSeconds?: number;
+            /** @description Set or clear the lock. */
+            locked?: boolean;
+            /** @description A new drip release time, or `null` to clear it. */
+            unlockAt?: string | null;
+            /** @description Offer or stop offering the lecture as a free preview. */
+            isPreview?: boolean;
+        };
+        /** @description One page of lectures. */
+        LectureList: {
+            /** @description The lectures of this page. */
+            data: components["schemas"]["Lecture"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description A section of the syllabus with its lectures in order. */
+        CurriculumSection: {
+            /** @description The section id. */
+            id: number;
+            /** @description The section title. */
+            title: string;
+            /** @description 0-based place in the course. */
+            position: number;
+            /** @description Sum of the section's lecture durations, in whole seconds. */
+            durationSeconds: number;
+            /** @description The section's lectures, in order. */
+            lectures: components["schemas"]["Lecture"][];
+        };
+        /** @description The whole syllabus of a course. */
+        Curriculum: {
+            /** @description The course id. */
+            courseId: number;
+            /** @description Number of sections. */
+            sectionCount: number;
+            /** @description Number of lectures. */
+            lectureCount: number;
+            /** @description Sum of every lecture's duration, in whole seconds. */
+            totalDurationSeconds: number;
+            /** @description The sections, in order. */
+            sections: components["schemas"]["CurriculumSection"][];
+        };
+        /**
+         * @description Sort order of `listLecturers`; a leading `-` sorts descending.
+         * @default -createdAt
+         * @enum {string}
+         */
+        LecturerSort: "createdAt" | "-createdAt" | "displayName" | "-displayName";
+        /** @description A course a lecturer teaches. */
+        LecturerCourse: {
+            /** @description The course id. */
+            id: number;
+            /** @description The course title. */
+            title: string;
+        };
+        /** @description A lecturer profile of the site. */
+        Lecturer: {
+            /** @description The lecturer profile id. */
+            readonly id: number;
+            /** @description The person's user id (fixed at creation). */
+            readonly userId: number;
+            /** @description The name course pages show. */
+            displayName: string;
+            /** @description A short biography, or `null`. */
+            bio: string | null;
+            /** @description URL of the lecturer's picture, or `null`. */
+            avatarUrl: string | null;
+            /** @description The courses the lecturer is assigned to, by title. */
+            readonly courses: components["schemas"]["LecturerCourse"][];
+            /**
+             * Format: date-time
+             * @description When the profile was created.
+             */
+            readonly createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the profile last changed.
+             */
+            readonly updatedAt: string;
+        };
+        /** @description A new lecturer profile. */
+        LecturerCreate: {
+            /** @description The user id of a person with a role at this site. */
+            userId: number;
+            /** @description The name course pages show. */
+            displayName: string;
+            /** @description A short biography; `null` or absent for none. */
+            bio?: string | null;
+            /** @description URL of the lecturer's picture; `null` or absent for none. */
+            avatarUrl?: string | null;
+        };
+        /** @description Merge patch of a lecturer profile. */
+        LecturerUpdate: {
+            /** @description A new display name. */
+            displayName?: string;
+            /** @description A new biography, or `null` to clear it. */
+            bio?: string | null;
+            /** @description A new picture URL, or `null` to clear it. */
+            avatarUrl?: string | null;
+        };
+        /** @description One page of lecturer profiles. */
+        LecturerList: {
+            /** @description The lecturers of this page. */
+            data: components["schemas"]["Lecturer"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
         };
         /** @description A member of the site as orders and ownerships show them. */
         CommerceMember: {
@@ -1244,6 +1897,46 @@ export interface components {
             };
         };
         /**
+         * @description The request conflicts with the current state of the site's courses:
+         *     * `slug_taken`: another course of the site has this `slug`;
+         *     * `course_has_enrollments`: the course has enrollments, so deleting it would take members' access and progress (archive it instead);
+         *     * `course_in_orders`: payment line items refer to the course, so deleting it would leave order history unresolvable (archive it instead).
+         */
+        CourseConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The request conflicts with the current state of the curriculum:
+         *     * `section_not_empty`: the section still has lectures (move or delete them first);
+         *     * `lecture_has_progress`: members have progress on the lecture or resume at it (lock it instead).
+         */
+        CurriculumConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The request conflicts with the current state of the site's lecturers:
+         *     * `lecturer_exists`: the person already has a lecturer profile at this site;
+         *     * `lecturer_assigned`: the lecturer is assigned to courses, named in `detail` (take them off those courses first).
+         */
+        LecturerConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
          * @description The request conflicts with the site's coupons:
          *     * `code_taken`: another coupon of the site has this code (codes are compared ignoring case);
          *     * `coupon_in_use`: orders used the coupon, so it cannot be deleted; deactivate it (`active: false`) instead.
@@ -1296,6 +1989,30 @@ export interface components {
         KindFilter: components["schemas"]["OAuthApplicationKind"];
         /** @description Only reviewed (`true`) or only unreviewed (`false`) applications. */
         ReviewedFilter: boolean;
+        /** @description The course's `id`. */
+        CourseId: number;
+        /** @description The section's `id` (a section of the course in the path). */
+        SectionId: number;
+        /** @description The lecture's `id` (a lecture of the course in the path). */
+        LectureId: number;
+        /** @description The lecturer profile's `id`. */
+        LecturerId: number;
+        /** @description Sort order; a leading `-` sorts descending. Ties are broken by creation order (the id), in the same direction. */
+        CourseSortParam: components["schemas"]["CourseSort"];
+        /** @description Only courses in this status. */
+        CourseStatusFilter: components["schemas"]["CourseStatus"];
+        /** @description Only courses whose title or slug contains this text, ignoring case. */
+        CourseSearch: string;
+        /** @description Sort order; a leading `-` sorts descending. `position` is the syllabus order. Ties are broken by the id, in the same direction. */
+        SectionSortParam: components["schemas"]["CourseSectionSort"];
+        /** @description Sort order; a leading `-` sorts descending. `position` is the syllabus order (section by section, then within the section). Ties are broken by the id, in the same direction. */
+        LectureSortParam: components["schemas"]["LectureSort"];
+        /** @description Only the lectures of this section of the course. */
+        LectureSectionFilter: number;
+        /** @description Sort order; a leading `-` sorts descending. Ties are broken by creation order (the id), in the same direction. */
+        LecturerSortParam: components["schemas"]["LecturerSort"];
+        /** @description Only lecturers whose display name contains this text, ignoring case. */
+        LecturerSearch: string;
         /** @description The order's `id` (the payment attempt). */
         OrderIdPath: number;
         /** @description Sort order; a leading `-` sorts descending. Ties are broken by the order id, in the same direction. */
@@ -1711,6 +2428,737 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OAuthApplicationConflict"];
+        };
+    };
+    listCourses: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. Ties are broken by creation order (the id), in the same direction. */
+                sort?: components["parameters"]["CourseSortParam"];
+                /** @description Only courses in this status. */
+                status?: components["parameters"]["CourseStatusFilter"];
+                /** @description Only courses whose title or slug contains this text, ignoring case. */
+                q?: components["parameters"]["CourseSearch"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of courses. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CourseList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createCourse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CourseCreate"];
+            };
+        };
+        responses: {
+            /** @description The course was created. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Course"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["CourseConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getCourse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The course's `id`. */
+                courseId: components["parameters"]["CourseId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The course. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Course"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteCourse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The course's `id`. */
+                courseId: components["parameters"]["CourseId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The course and its curriculum were deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["CourseConflict"];
+        };
+    };
+    updateCourse: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The `ETag` of the representation the change is based on, exactly as the API returned it
+                 *     (one strong entity tag; `*` and lists are not accepted). A different current ETag answers
+                 *     412 `precondition_failed`. A request without this header answers 428
+                 *     `precondition_required` (not 400).
+                 */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The course's `id`. */
+                courseId: components["parameters"]["CourseId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["CourseUpdate"];
+                "application/json": components["schemas"]["CourseUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated course. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Course"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["CourseConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            428: components["responses"]["PreconditionRequired"];
+        };
+    };
+    setCourseLecturers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The course's `id`. */
+                courseId: components["parameters"]["CourseId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CourseLecturersUpdate"];
+            };
+        };
+        responses: {
+            /** @description The course with its new lecturers. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Course"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getCourseCurriculum: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The course's `id`. */
+                courseId: components["parameters"]["CourseId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The syllabus. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Curriculum"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listCourseSections: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. `position` is the syllabus order. Ties are broken by the id, in the same direction. */
+                sort?: components["parameters"]["SectionSortParam"];
+            };
+            header?: never;
+            path: {
+                /** @description The course's `id`. */
+                courseId: components["parameters"]["CourseId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of sections. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CourseSectionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createCourseSection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The course's `id`. */
+                courseId: components["parameters"]["CourseId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CourseSectionCreate"];
+            };
+        };
+        responses: {
+            /** @description The section was added. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CourseSection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getCourseSection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The course's `id`. */
+                courseId: components["parameters"]["CourseId"];
+                /** @description The section's `id` (a section of the course in the path). */
+                sectionId: components["parameters"]["SectionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The section. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CourseSection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteCourseSection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The course's `id`. */
+                courseId: components["parameters"]["CourseId"];
+                /** @description The section's `id` (a section of the course in the path). */
+                sectionId: components["parameters"]["SectionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The section was deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["CurriculumConflict"];
+        };
+    };
+    updateCourseSection: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The `ETag` of the representation the change is based on, exactly as the API returned it
+                 *     (one strong entity tag; `*` and lists are not accepted). A different current ETag answers
+                 *     412 `precondition_failed`. A request without this header answers 428
+                 *     `precondition_required` (not 400).
+                 */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The course's `id`. */
+                courseId: components["parameters"]["CourseId"];
+                /** @description The section's `id` (a section of the course in the path). */
+                sectionId: components["parameters"]["SectionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["CourseSectionUpdate"];
+                "application/json": components["schemas"]["CourseSectionUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated section. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CourseSection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            428: components["responses"]["PreconditionRequired"];
+        };
+    };
+    listLectures: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. `position` is the syllabus order (section by section, then within the section). Ties are broken by the id, in the same direction. */
+                sort?: components["parameters"]["LectureSortParam"];
+                /** @description Only the lectures of this section of the course. */
+                sectionId?: components["parameters"]["LectureSectionFilter"];
+            };
+            header?: never;
+            path: {
+                /** @description The course's `id`. */
+                courseId: components["parameters"]["CourseId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of lectures. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LectureList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createLecture: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The course's `id`. */
+                courseId: components["parameters"]["CourseId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LectureCreate"];
+            };
+        };
+        responses: {
+            /** @description The lecture was added. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lecture"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getLecture: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The course's `id`. */
+                courseId: components["parameters"]["CourseId"];
+                /** @description The lecture's `id` (a lecture of the course in the path). */
+                lectureId: components["parameters"]["LectureId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lecture. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lecture"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteLecture: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The course's `id`. */
+                courseId: components["parameters"]["CourseId"];
+                /** @description The lecture's `id` (a lecture of the course in the path). */
+                lectureId: components["parameters"]["LectureId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lecture was deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["CurriculumConflict"];
+        };
+    };
+    updateLecture: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The `ETag` of the representation the change is based on, exactly as the API returned it
+                 *     (one strong entity tag; `*` and lists are not accepted). A different current ETag answers
+                 *     412 `precondition_failed`. A request without this header answers 428
+                 *     `precondition_required` (not 400).
+                 */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The course's `id`. */
+                courseId: components["parameters"]["CourseId"];
+                /** @description The lecture's `id` (a lecture of the course in the path). */
+                lectureId: components["parameters"]["LectureId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["LectureUpdate"];
+                "application/json": components["schemas"]["LectureUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated lecture. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lecture"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            428: components["responses"]["PreconditionRequired"];
+        };
+    };
+    listLecturers: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. Ties are broken by creation order (the id), in the same direction. */
+                sort?: components["parameters"]["LecturerSortParam"];
+                /** @description Only lecturers whose display name contains this text, ignoring case. */
+                q?: components["parameters"]["LecturerSearch"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of lecturers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LecturerList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createLecturer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LecturerCreate"];
+            };
+        };
+        responses: {
+            /** @description The profile was created. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lecturer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["LecturerConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getLecturer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The lecturer profile's `id`. */
+                lecturerId: components["parameters"]["LecturerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lecturer profile. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lecturer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteLecturer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The lecturer profile's `id`. */
+                lecturerId: components["parameters"]["LecturerId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The profile was deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["LecturerConflict"];
+        };
+    };
+    updateLecturer: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The `ETag` of the representation the change is based on, exactly as the API returned it
+                 *     (one strong entity tag; `*` and lists are not accepted). A different current ETag answers
+                 *     412 `precondition_failed`. A request without this header answers 428
+                 *     `precondition_required` (not 400).
+                 */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The lecturer profile's `id`. */
+                lecturerId: components["parameters"]["LecturerId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["LecturerUpdate"];
+                "application/json": components["schemas"]["LecturerUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated lecturer profile. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lecturer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            428: components["responses"]["PreconditionRequired"];
         };
     };
     listOrders: {

@@ -12,6 +12,28 @@ import { getSchool } from './school/get-school.js';
 import { updateSchool } from './school/update-school.js';
 
 // ---- imports: area courses ----
+import { createCourse } from './courses/create-course.js';
+import { deleteCourse } from './courses/delete-course.js';
+import { getCourse } from './courses/get-course.js';
+import { listCourses } from './courses/list-courses.js';
+import { setCourseLecturers } from './courses/set-course-lecturers.js';
+import { updateCourse } from './courses/update-course.js';
+import { getCourseCurriculum } from './curriculum/get-course-curriculum.js';
+import { createCourseSection } from './course-sections/create-course-section.js';
+import { deleteCourseSection } from './course-sections/delete-course-section.js';
+import { getCourseSection } from './course-sections/get-course-section.js';
+import { listCourseSections } from './course-sections/list-course-sections.js';
+import { updateCourseSection } from './course-sections/update-course-section.js';
+import { createLecture } from './lectures/create-lecture.js';
+import { deleteLecture } from './lectures/delete-lecture.js';
+import { getLecture } from './lectures/get-lecture.js';
+import { listLectures } from './lectures/list-lectures.js';
+import { updateLecture } from './lectures/update-lecture.js';
+import { createLecturer } from './lecturers/create-lecturer.js';
+import { deleteLecturer } from './lecturers/delete-lecturer.js';
+import { getLecturer } from './lecturers/get-lecturer.js';
+import { listLecturers } from './lecturers/list-lecturers.js';
+import { updateLecturer } from './lecturers/update-lecturer.js';
 
 // ---- imports: area people ----
 
@@ -53,6 +75,28 @@ export const ADMIN_HANDLERS: AdminHandlers = {
   reviewOAuthApplication,
 
   // ---- handlers: area courses ----
+  listCourses,
+  createCourse,
+  getCourse,
+  updateCourse,
+  deleteCourse,
+  setCourseLecturers,
+  getCourseCurriculum,
+  listCourseSections,
+  createCourseSection,
+  getCourseSection,
+  updateCourseSection,
+  deleteCourseSection,
+  listLectures,
+  createLecture,
+  getLecture,
+  updateLecture,
+  deleteLecture,
+  listLecturers,
+  createLecturer,
+  getLecturer,
+  updateLecturer,
+  deleteLecturer,
 
   // ---- handlers: area people ----
 

@@ -1,0 +1,306 @@
+import type { Knex } from 'knex';
+import { priceOf, type Price } from '../catalog/context.js';
+import { isMysql, requireDate, type Database } from '../db/connection.js';
+import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
+import { updateVersionedRow } from '../db/versioned-rows.js';
+import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
+import { countOf, isUniqueViolation, lockCourse, whereContains, type Queryable } from './store.js';
+
+/**
+ * The site's courses as operators manage them (admin API /courses; rules in docs/admin-courses.md): the catalogue
+ * fields, the status, the ordered lecturer assignment, and the counts operators watch, computed set-based for a whole
+ * page. Deleting is refused while members or orders depend on the course.
+ */
+
+export const COURSE_STATUSES = ['draft', 'published', 'archived'] as const;
+export type CourseStatus = (typeof COURSE_STATUSES)[number];
+
+export interface CourseLecturerRef {
+  id: number;
+  displayName: string;
+}
+
+export interface Course {
+  id: number;
+  slug: string;
+  title: string;
+  description: string | null;
+  coverImageUrl: string | null;
+  status: CourseStatus;
+  price: Price | null;
+  /** In the order course pages show them. */
+  lecturers: CourseLecturerRef[];
+  sectionCount: number;
+  lectureCount: number;
+  totalDurationSeconds: number;
+  /** Every enrollment, expired ones included. */
+  enrollmentCount: number;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface CourseRow {
+  id: number | string;
+  slug: string;
+  title: string;
+  description: string | null;
+  cover_image_url: string | null;
+  status: string;
+  price_amount: number | string | null;
+  price_currency: string | null;
+  version: number | string;
+  created_at: unknown;
+  updated_at: unknown;
+}
+
+interface CourseCounts {
+  sectionCount: number;
+  lectureCount: number;
+  totalDurationSeconds: number;
+  enrollmentCount: number;
+}
+
+function statusOf(value: string): CourseStatus {
+  return COURSE_STATUSES.find((status) => status === value) ?? 'draft';
+}
+
+/** Counts and lecturers of many courses: four queries whatever the number of courses (no query per row). */
+async function decorate(db: Queryable, siteId: number, rows: readonly CourseRow[]): Promise<Course[]> {
+  const ids = rows.map((row) => Number(row.id));
+  const counts = new Map<number, CourseCounts>(ids.map((id) => [id, { sectionCount: 0, lectureCount: 0, totalDurationSeconds: 0, enrollmentCount: 0 }]));
+  const lecturers = new Map<number, CourseLecturerRef[]>(ids.map((id) => [id, []]));
+  if (ids.length > 0) {
+    const sectionRows: Array<{ course_id: number | string; total: unknown }> = await db('course_sections').whereIn('course_id', ids).groupBy('course_id').select('course_id').count({ total: '*' });
+    // Lectures as the syllabus holds them: through their sections (like the public catalogue counts them).
+    const lectureRows: Array<{ course_id: number | string; total: unknown; duration: unknown }> = await db('lectures as l')
+      .join('course_sections as s', 's.id', 'l.section_id')
+      .whereIn('s.course_id', ids)
+      .groupBy('s.course_id')
+      .select('s.course_id as course_id')
+      .count({ total: '*' })
+      .sum({ duration: 'l.duration_seconds' });
+    const enrollmentRows: Array<{ course_id: number | string; total: unknown }> = await db('enrollments').whereIn('course_id', ids).where('site_id', siteId).groupBy('course_id').select('course_id').count({ total: '*' });
+    const lecturerRows: Array<{ course_id: number | string; id: number | string; display_name: string }> = await db('course_lecturers as cl')
+      .join('lecturer_profiles as lp', 'lp.id', 'cl.lecturer_profile_id')
+      .whereIn('cl.course_id', ids)
+      .where('lp.site_id', siteId)
+      .orderBy([{ column: 'cl.course_id' }, { column: 'cl.position' }, { column: 'lp.id' }])
+      .select('cl.course_id as course_id', 'lp.id as id', 'lp.display_name as display_name');
+    for (const row of sectionRows) {
+      const entry = counts.get(Number(row.course_id));
+      if (entry) entry.sectionCount = countOf(row.total);
+    }
+    for (const row of lectureRows) {
+      const entry = counts.get(Number(row.course_id));
+      if (!entry) continue;
+      entry.lectureCount = countOf(row.total);
+      entry.totalDurationSeconds = countOf(row.duration);
+    }
+    for (const row of enrollmentRows) {
+      const entry = counts.get(Number(row.course_id));
+      if (entry) entry.enrollmentCount = countOf(row.total);
+    }
+    for (const row of lecturerRows) lecturers.get(Number(row.course_id))?.push({ id: Number(row.id), displayName: row.display_name });
+  }
+  return rows.map((row) => {
+    const id = Number(row.id);
+    return {
+      id,
+      slug: row.slug,
+      title: row.title,
+      description: row.description,
+      coverImageUrl: row.cover_image_url || null,
+      status: statusOf(row.status),
+      price: priceOf(row.price_amount, row.price_currency),
+      lecturers: lecturers.get(id) ?? [],
+      ...(counts.get(id) ?? { sectionCount: 0, lectureCount: 0, totalDurationSeconds: 0, enrollmentCount: 0 }),
+      version: Number(row.version),
+      createdAt: requireDate(row.created_at),
+      updatedAt: requireDate(row.updated_at),
+    };
+  });
+}
+
+export async function findCourse(db: Queryable, siteId: number, courseId: number): Promise<Course | null> {
+  const row = (await db('courses').where({ id: courseId, site_id: siteId }).first()) as CourseRow | undefined;
+  if (!row) return null;
+  const [course] = await decorate(db, siteId, [row]);
+  return course ?? null;
+}
+
+export async function requireCourse(db: Queryable, siteId: number, courseId: number): Promise<Course> {
+  const course = await findCourse(db, siteId, courseId);
+  if (!course) throw new NotFoundError(`This site has no course ${courseId}.`);
+  return course;
+}
+
+// --- Listing ----------------------------------------------------------------------------------------------------------
+
+export interface CourseFilters {
+  status?: CourseStatus | undefined;
+  /** Case-insensitive substring of the title or the slug. */
+  q?: string | undefined;
+}
+
+const COURSE_SORTS: SortColumns<'createdAt' | 'updatedAt' | 'title'> = {
+  createdAt: { column: 'created_at', type: 'time' },
+  updatedAt: { column: 'updated_at', type: 'time' },
+  title: { column: 'title', type: 'string' },
+};
+
+/** One keyset page of the site's courses, newest first unless `sort` says otherwise. */
+export async function listCourses(db: Database, siteId: number, filters: CourseFilters, query: ListQuery): Promise<{ courses: Course[]; nextCursor: string | null }> {
+  const builder = db('courses').where({ site_id: siteId });
+  if (filters.status !== undefined) builder.andWhere('status', filters.status);
+  if (filters.q !== undefined) whereContains(builder, ['title', 'slug'], filters.q);
+  const page = await listPage<CourseRow, keyof typeof COURSE_SORTS>(builder, query, { sorts: COURSE_SORTS, defaultSort: '-createdAt', filters: { status: filters.status, q: filters.q } });
+  return { courses: await decorate(db, siteId, page.rows), nextCursor: page.nextCursor };
+}
+
+// --- Creating and changing ------------------------------------------------------------------------------------------
+
+export interface CourseFields {
+  slug: string;
+  title: string;
+  description: string | null;
+  coverImageUrl: string | null;
+  status: CourseStatus;
+  price: Price | null;
+}
+
+function priceProblems(price: Price | null | undefined): FieldProblem[] {
+  if (price && price.amount < 0) return [{ pointer: '/price/amount', message: 'must be >= 0' }];
+  return [];
+}
+
+function slugTaken(slug: string): ConflictError {
+  return new ConflictError(`Another course of this site already has the slug "${slug}". Choose another slug.`, 'slug_taken');
+}
+
+async function requireSlugFree(db: Queryable, siteId: number, slug: string, exceptCourseId?: number): Promise<void> {
+  const clash = (await db('courses').where({ site_id: siteId, slug }).first('id')) as { id: number } | undefined;
+  if (clash && Number(clash.id) !== exceptCourseId) throw slugTaken(slug);
+}
+
+function priceColumns(price: Price | null): Record<string, unknown> {
+  return { price_amount: price?.amount ?? null, price_currency: price?.currency ?? null };
+}
+
+/** Creates a course (a draft unless `status` says otherwise); 409 `slug_taken` when the slug is in use at the site. */
+export async function createCourse(db: Database, siteId: number, input: CourseFields): Promise<Course> {
+  const problems = priceProblems(input.price);
+  if (problems.length > 0) throw new ValidationError('The course is not valid.', problems);
+  await requireSlugFree(db, siteId, input.slug);
+  const now = new Date();
+  let id: number;
+  try {
+    const [inserted] = await db('courses').insert({
+      site_id: siteId,
+      slug: input.slug,
+      title: input.title,
+      description: input.description,
+      cover_image_url: input.coverImageUrl,
+      status: input.status,
+      ...priceColumns(input.price),
+      version: 1,
+      created_at: now,
+      updated_at: now,
+    });
+    id = Number(inserted);
+  } catch (error) {
+    // Two creates with one slug at once: the unique index decides.
+    if (isUniqueViolation(error)) throw slugTaken(input.slug);
+    throw error;
+  }
+  return requireCourse(db, siteId, id);
+}
+
+export type CourseChanges = Partial<CourseFields>;
+
+function samePrice(a: Price | null, b: Price | null): boolean {
+  return a === b || (a !== null && b !== null && a.amount === b.amount && a.currency === b.currency);
+}
+
+/** A merge patch of a course at `expectedVersion` (412 otherwise); members equal to the stored values write nothing. */
+export async function updateCourse(db: Database, siteId: number, courseId: number, changes: CourseChanges, expectedVersion: number): Promise<Course> {
+  const current = await requireCourse(db, siteId, courseId);
+  const problems = priceProblems(changes.price);
+  if (problems.length > 0) throw new ValidationError('The course is not valid.', problems);
+  const columns: Record<string, unknown> = {};
+  if (changes.slug !== undefined && changes.slug !== current.slug) columns.slug = changes.slug;
+  if (changes.title !== undefined && changes.title !== current.title) columns.title = changes.title;
+  if (changes.description !== undefined && changes.description !== current.description) columns.description = changes.description;
+  if (changes.coverImageUrl !== undefined && changes.coverImageUrl !== current.coverImageUrl) columns.cover_image_url = changes.coverImageUrl;
+  if (changes.status !== undefined && changes.status !== current.status) columns.status = changes.status;
+  if (changes.price !== undefined && !samePrice(changes.price, current.price)) Object.assign(columns, priceColumns(changes.price));
+  if (typeof columns.slug === 'string') await requireSlugFree(db, siteId, columns.slug, courseId);
+  try {
+    await updateVersionedRow(db, 'courses', { id: courseId, site_id: siteId }, expectedVersion, columns, { what: 'course', notFound: `This site has no course ${courseId}.` });
+  } catch (error) {
+    if (isUniqueViolation(error) && typeof columns.slug === 'string') throw slugTaken(columns.slug);
+    throw error;
+  }
+  return requireCourse(db, siteId, courseId);
+}
+
+/**
+ * Replaces the course's lecturers with `lecturerIds` in that order. Every id must be a lecturer profile of this site
+ * (400 at `/lecturerIds/<i>`). A changed list moves the course's version (its representation lists them).
+ */
+export async function setCourseLecturers(db: Database, siteId: number, courseId: number, lecturerIds: readonly number[]): Promise<Course> {
+  await db.transaction(async (trx) => {
+    await lockCourse(trx, siteId, courseId);
+    const profiles = trx('lecturer_profiles').where({ site_id: siteId }).whereIn('id', [...lecturerIds]).select('id');
+    // Shared locks on MySQL: a concurrent deleteLecturer cannot remove a profile this assignment is about to list.
+    if (isMysql(trx)) profiles.forShare();
+    const known: Array<{ id: number | string }> = lecturerIds.length === 0 ? [] : await profiles;
+    const knownIds = new Set(known.map((row) => Number(row.id)));
+    const problems = lecturerIds.flatMap((id, index) => (knownIds.has(id) ? [] : [{ pointer: `/lecturerIds/${index}`, message: `${id} is not a lecturer profile of this site` }]));
+    if (problems.length > 0) throw new ValidationError('Some lecturers are not lecturer profiles of this site.', problems);
+    const currentRows: Array<{ lecturer_profile_id: number | string }> = await trx('course_lecturers').where({ course_id: courseId }).orderBy([{ column: 'position' }, { column: 'lecturer_profile_id' }]).select('lecturer_profile_id');
+    const currentIds = currentRows.map((row) => Number(row.lecturer_profile_id));
+    if (currentIds.length === lecturerIds.length && currentIds.every((id, index) => id === lecturerIds[index])) return;
+    await trx('course_lecturers').where({ course_id: courseId }).delete();
+    if (lecturerIds.length > 0) await trx('course_lecturers').insert(lecturerIds.map((id, position) => ({ course_id: courseId, lecturer_profile_id: id, position })));
+    await trx('courses').where({ id: courseId }).update({ version: trx.raw('version + 1'), updated_at: new Date() });
+  });
+  return requireCourse(db, siteId, courseId);
+}
+
+// --- Deleting ---------------------------------------------------------------------------------------------------------
+
+async function countWhere(builder: Knex.QueryBuilder): Promise<number> {
+  const rows = (await builder.count({ total: '*' })) as Array<{ total: unknown }>;
+  return countOf(rows[0]?.total);
+}
+
+/**
+ * Deletes a course with its own curriculum (sections, lectures), lecturer assignments and the comments on it and its
+ * lectures. Refused while enrollments exist (409 `course_has_enrollments`) or payment line items refer to it
+ * (409 `course_in_orders`): archive it instead.
+ */
+export async function deleteCourse(db: Database, siteId: number, courseId: number): Promise<void> {
+  await db.transaction(async (trx) => {
+    await lockCourse(trx, siteId, courseId);
+    const enrollments = await countWhere(trx('enrollments').where({ course_id: courseId }));
+    if (enrollments > 0) {
+      throw new ConflictError(
+        `The course has ${enrollments} enrollment${enrollments === 1 ? '' : 's'}; deleting it would take those members' access and progress. Archive the course instead (status "archived").`,
+        'course_has_enrollments',
+      );
+    }
+    const orderLines = await countWhere(trx('payment_line_items as li').join('payments as p', 'p.id', 'li.payment_id').where('p.site_id', siteId).where({ 'li.item_kind': 'course', 'li.item_id': courseId }));
+    if (orderLines > 0) {
+      throw new ConflictError(
+        `${orderLines} order line${orderLines === 1 ? ' refers' : 's refer'} to the course; order history must stay resolvable. Archive the course instead (status "archived").`,
+        'course_in_orders',
+      );
+    }
+    const lectureIds = trx('lectures').where({ course_id: courseId }).select('id');
+    await trx('comments').where({ site_id: siteId, target_kind: 'lecture' }).whereIn('target_id', lectureIds).delete();
+    await trx('comments').where({ site_id: siteId, target_kind: 'course', target_id: courseId }).delete();
+    // Sections, lectures, lecturer assignments (and any progress row left without an enrollment) go by ON DELETE CASCADE.
+    await trx('courses').where({ id: courseId, site_id: siteId }).delete();
+  });
+}
