@@ -31,6 +31,11 @@ export interface OperationPolicy {
   requestMediaTypes: string[];
   /** Header parameters, by their name in the contract (e.g. `If-Match`). */
   headerParameters: string[];
+  /**
+   * Path parameters whose schema is `integer`: openapi-backend validates path values against their schema but hands
+   * them over as strings, so the API converts these before the handler sees them (its types say `number`).
+   */
+  integerPathParameters: string[];
 }
 
 type JsonObject = Record<string, unknown>;
@@ -104,8 +109,15 @@ export function readOperationPolicies(document: JsonObject): Map<OperationId, Op
       const requestBody = resolveLocalRef(document, operation.requestBody);
       const content = isObject(requestBody) && isObject(requestBody.content) ? Object.keys(requestBody.content) : [];
       const parameters = [...pathParameters, ...(Array.isArray(operation.parameters) ? operation.parameters : [])].map((parameter) => resolveLocalRef(document, parameter));
-      const headerParameters = parameters.flatMap((parameter) => (isObject(parameter) && parameter.in === 'header' && typeof parameter.name === 'string' ? [parameter.name] : []));
-      policies.set(operationId as OperationId, { operationId: operationId as OperationId, method, path, scope, feature, requestMediaTypes: content, headerParameters });
+      const named = (location: string) => parameters.filter((parameter): parameter is JsonObject & { name: string } => isObject(parameter) && parameter.in === location && typeof parameter.name === 'string');
+      const headerParameters = named('header').map((parameter) => parameter.name);
+      const integerPathParameters = named('path')
+        .filter((parameter) => {
+          const schema = resolveLocalRef(document, parameter.schema);
+          return isObject(schema) && schema.type === 'integer';
+        })
+        .map((parameter) => parameter.name);
+      policies.set(operationId as OperationId, { operationId: operationId as OperationId, method, path, scope, feature, requestMediaTypes: content, headerParameters, integerPathParameters });
     }
   }
   return policies;

@@ -86,7 +86,9 @@ export function adminApi(services: Services): Middleware<SiteState> {
         const value = ctx.get(name);
         if (value !== '') headers[name] = value;
       }
-      // The contract validated these (with query and path values coerced to their schema types).
+      // The contract validated these (query values coerced to their schema types; integer path values converted here).
+      const path: Record<string, string | number> = { ...c.request.params };
+      for (const name of policy.integerPathParameters) path[name] = Number(path[name]);
       const request: AdminRequest<K> = {
         operationId,
         site: ctx.state.site,
@@ -94,7 +96,7 @@ export function adminApi(services: Services): Middleware<SiteState> {
         principal: call.principal,
         log: ctx.state.log,
         baseUrl: `${ctx.state.site.origin}${ADMIN_API_BASE_PATH}`,
-        path: c.request.params as AdminRequest<K>['path'],
+        path: path as AdminRequest<K>['path'],
         query: c.request.query as AdminRequest<K>['query'],
         headers: headers as AdminRequest<K>['headers'],
         body: call.body as AdminRequest<K>['body'],
