@@ -805,6 +805,442 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description Lists the site's events (drafts and canceled ones included), newest start first unless `sort` says otherwise.
+         *     Filters: `status`, and `startsFrom` / `startsTo` (events starting at or after `startsFrom` and before
+         *     `startsTo`).
+         *
+         *     Pass the previous page's `nextCursor` as `cursor` to get the next page, keeping `sort` and the filters unchanged
+         *     (otherwise 400 `invalid_cursor`). `nextCursor` is `null` on the last page.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        /**
+         * Create an event
+         * @description Creates an event, `draft` unless `status` says `published`. Rules beyond the schema (400 `invalid_request`
+         *     with pointers): `startsAt` must be before `endsAt`; `timezone` must be an IANA time zone the server knows
+         *     (default: the school's); a `venue` event needs a `location` and has no `onlineUrl`; an `online` event has no
+         *     `location` (its `onlineUrl` may come later); `price.amount` is not negative and `price.currency` is an ISO
+         *     4217 code. A `slug` another event of the site already uses is refused with 409 `slug_taken`.
+         */
+        post: operations["createEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's `id`. */
+                eventId: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an event
+         * @description Returns one event with `registeredCount` (registrations that are not canceled). The `ETag` response header
+         *     is the value to send as `If-Match` in `updateEvent`.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an event
+         * @description Deletes an event that nobody registered for. While the event has registrations (of any state, canceled
+         *     ones included: they are members' history) it is refused with 409 `event_has_registrations`; cancel the
+         *     event with `cancelEvent` instead, which keeps them.
+         */
+        delete: operations["deleteEvent"];
+        options?: never;
+        head?: never;
+        /**
+         * Update an event
+         * @description JSON Merge Patch (RFC 7396) of the event; `null` clears `description`, `location`, `onlineUrl`, `capacity`
+         *     (unlimited) or `price` (free). The create rules apply to the result (400 `invalid_request`; 409
+         *     `slug_taken`). `status` moves between `draft` and `published` only: cancel with `cancelEvent`, and a
+         *     canceled event's status cannot change (409 `invalid_state_transition`). A `capacity` below the number of
+         *     live registrations is refused with 409 `capacity_below_registrations`. Requires `If-Match` with the
+         *     current `ETag` (412 on mismatch, 428 when missing).
+         */
+        patch: operations["updateEvent"];
+        trace?: never;
+    };
+    "/events/{eventId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's `id`. */
+                eventId: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an event
+         * @description Sets the event's `status` to `canceled`. Its registrations are kept as they are (members still see them);
+         *     no new registration is accepted. An event that is already canceled answers 409
+         *     `invalid_state_transition`. No request body.
+         */
+        post: operations["cancelEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{eventId}/registrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's `id`. */
+                eventId: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the registrations of an event
+         * @description Lists the event's registrations in every state, in registration order unless `sort` says otherwise.
+         *     Filter: `state`.
+         *
+         *     Pass the previous page's `nextCursor` as `cursor` to get the next page, keeping `sort` and the filters unchanged
+         *     (otherwise 400 `invalid_cursor`). `nextCursor` is `null` on the last page.
+         */
+        get: operations["listEventRegistrations"];
+        put?: never;
+        /**
+         * Register a member for an event
+         * @description Registers a member of the site (a user holding any role here; otherwise 400 at `/userId`) for the event,
+         *     in state `registered`. Refused with 409 `already_registered` when the member has a registration for the
+         *     event in any state (reinstate a canceled one with `updateEventRegistration`), 409 `event_full` when the
+         *     registrations that are not canceled already fill `capacity`, and 409 `event_canceled` for a canceled event.
+         */
+        post: operations["createEventRegistration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{eventId}/registrations/{registrationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's `id`. */
+                eventId: components["parameters"]["EventId"];
+                /** @description The registration's `id`. */
+                registrationId: components["parameters"]["EventRegistrationId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a registration
+         * @description Returns one registration of the event. The `ETag` response header is the value to send as `If-Match` in
+         *     `updateEventRegistration`.
+         */
+        get: operations["getEventRegistration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the state of a registration
+         * @description JSON Merge Patch of the registration's `state`. Allowed transitions:
+         *     * `registered` → `attended`, `no_show` or `canceled`;
+         *     * `attended` ↔ `no_show`, and either back to `registered` (correcting the attendance record);
+         *     * `canceled` → `registered` (reinstating; refused with 409 `event_full` when the event is full and 409
+         *       `event_canceled` when the event was canceled).
+         *
+         *     Any other transition answers 409 `invalid_state_transition` naming the current state. Setting the current
+         *     state again changes nothing. Canceling records `canceledAt`; reinstating clears it. Requires `If-Match`
+         *     with the current `ETag` (412 on mismatch, 428 when missing).
+         */
+        patch: operations["updateEventRegistration"];
+        trace?: never;
+    };
+    "/consulting-services": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List consulting services
+         * @description Lists the site's consulting services in every status, newest first unless `sort` says otherwise.
+         *     Filters: `status`, `courseId` (services offered against that course).
+         *
+         *     Pass the previous page's `nextCursor` as `cursor` to get the next page, keeping `sort` and the filters unchanged
+         *     (otherwise 400 `invalid_cursor`). `nextCursor` is `null` on the last page.
+         */
+        get: operations["listConsultingServices"];
+        put?: never;
+        /**
+         * Create a consulting service
+         * @description Creates a consulting service (`draft` unless `status` says otherwise) offered against `courseIds`, courses
+         *     of this site (another id is refused with 400 at `/courseIds/<i>`). `durationMinutes` and `capacity` (seats
+         *     per meeting) are the defaults of its slots and meetings. `price.amount` is not negative and
+         *     `price.currency` is an ISO 4217 code.
+         */
+        post: operations["createConsultingService"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/consulting-services/{serviceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The consulting service's `id`. */
+                serviceId: components["parameters"]["ConsultingServiceId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a consulting service
+         * @description Returns one consulting service. The `ETag` response header is the value to send as `If-Match` in
+         *     `updateConsultingService`.
+         */
+        get: operations["getConsultingService"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a consulting service
+         * @description Deletes a service that has no meetings, with its slots and course links. While meetings of the service
+         *     exist (in any state: members' bookings and history) it is refused with 409 `service_has_meetings`; set
+         *     its `status` to `archived` instead.
+         */
+        delete: operations["deleteConsultingService"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a consulting service
+         * @description JSON Merge Patch of the service; `courseIds` replaces the whole list; `null` clears `description` or
+         *     `price`. The create rules apply. Existing slots and meetings keep their own duration and capacity.
+         *     Requires `If-Match` with the current `ETag` (412 on mismatch, 428 when missing).
+         */
+        patch: operations["updateConsultingService"];
+        trace?: never;
+    };
+    "/consulting-services/{serviceId}/slots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The consulting service's `id`. */
+                serviceId: components["parameters"]["ConsultingServiceId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the slots of a consulting service
+         * @description Lists the service's weekly slots, by weekday (Sunday first) unless `sort` says otherwise, including slots
+         *     whose validity window has ended.
+         *
+         *     Pass the previous page's `nextCursor` as `cursor` to get the next page, keeping `sort` and the filters unchanged
+         *     (otherwise 400 `invalid_cursor`). `nextCursor` is `null` on the last page.
+         */
+        get: operations["listConsultingSlots"];
+        put?: never;
+        /**
+         * Create a slot
+         * @description Adds weekly availability: every `weekday` (0 = Sunday … 6 = Saturday) at `startTime` in `timezone`.
+         *     `durationMinutes` and `capacity` default to the service's, `timezone` to the school's (an IANA name the
+         *     server knows). `hostUserId` is a user holding an owner, operator, staff or lecturer role at the site
+         *     (otherwise 400 at `/hostUserId`). `validFrom` must be before `validUntil` when both are set.
+         */
+        post: operations["createConsultingSlot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/consulting-services/{serviceId}/slots/{slotId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The consulting service's `id`. */
+                serviceId: components["parameters"]["ConsultingServiceId"];
+                /** @description The slot's `id`. */
+                slotId: components["parameters"]["ConsultingSlotId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a slot
+         * @description Returns one slot of the service. The `ETag` response header is the value to send as `If-Match` in
+         *     `updateConsultingSlot`.
+         */
+        get: operations["getConsultingSlot"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a slot
+         * @description Deletes the slot. Meetings opened from it, future ones included, are kept with their time, seats and state;
+         *     their `slotId` becomes `null`. Cancel them with `cancelMeeting` if they should not take place.
+         */
+        delete: operations["deleteConsultingSlot"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a slot
+         * @description JSON Merge Patch of the slot; `null` clears `hostUserId`, `validFrom` or `validUntil`. The create rules
+         *     apply to the result. Meetings already opened from the slot keep their time and capacity. Requires
+         *     `If-Match` with the current `ETag` (412 on mismatch, 428 when missing).
+         */
+        patch: operations["updateConsultingSlot"];
+        trace?: never;
+    };
+    "/consulting-services/{serviceId}/meetings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The consulting service's `id`. */
+                serviceId: components["parameters"]["ConsultingServiceId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a meeting of a consulting service
+         * @description Opens a meeting of the service at `startsAt`, in state `available`: members can then reserve seats on it.
+         *     `endsAt` defaults to `startsAt` plus the slot's (or else the service's) duration, `capacity` to the slot's
+         *     (or else the service's). With `slotId` (a slot of this service, else 400 at `/slotId`), `startsAt` must
+         *     fall on the slot's weekday and start time in its time zone and inside its validity window (else 400 at
+         *     `/startsAt`). `startsAt` must be before `endsAt`.
+         */
+        post: operations["createConsultingMeeting"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/meetings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List meetings
+         * @description Lists the site's meetings of both kinds (`consulting` meetings of a service and `study_group` meetings),
+         *     in every state, newest start first unless `sort` says otherwise. Filters: `serviceId`, `kind`, `state`,
+         *     and `startsFrom` / `startsTo` (meetings starting at or after `startsFrom` and before `startsTo`).
+         *
+         *     Pass the previous page's `nextCursor` as `cursor` to get the next page, keeping `sort` and the filters unchanged
+         *     (otherwise 400 `invalid_cursor`). `nextCursor` is `null` on the last page.
+         */
+        get: operations["listMeetings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/meetings/{meetingId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The meeting's `id`. */
+                meetingId: components["parameters"]["MeetingId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a meeting
+         * @description Returns one meeting with its seats (consulting meetings: every reservation, given-up ones included with
+         *     their `canceledAt`; study-group meetings have no seats, their attendees are the group's roster).
+         *     `attendeesCount` is counted as the member API counts it.
+         */
+        get: operations["getMeeting"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/meetings/{meetingId}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The meeting's `id`. */
+                meetingId: components["parameters"]["MeetingId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a consulting meeting
+         * @description Staff confirms a consulting meeting: `available` → `scheduled`, recording `confirmedAt` and the operator
+         *     as `confirmedByUserId`; an optional `roomUrl` sets the video room link members get while the meeting is
+         *     live. A study-group meeting is never confirmed (its weekly sessions stay `available`), and a meeting that
+         *     is already `scheduled` or `canceled` cannot be: both 409 `invalid_state_transition`. The body is optional.
+         */
+        post: operations["confirmMeeting"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/meetings/{meetingId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The meeting's `id`. */
+                meetingId: components["parameters"]["MeetingId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a meeting
+         * @description Cancels an `available` or `scheduled` meeting of either kind, recording `canceledAt` and the optional
+         *     `reason`. Seats are kept; the meeting stays in members' lists as canceled and its room link is no longer
+         *     given to them. A meeting that is already canceled answers 409 `invalid_state_transition`. The body is
+         *     optional.
+         */
+        post: operations["cancelMeeting"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1749,6 +2185,535 @@ export interface components {
             /** @description Up to 5 courses with the most new enrollments in the window, most first (ties by course id); courses without new enrollments are left out. */
             topCourses: components["schemas"]["AnalyticsTopCourse"][];
         };
+        /**
+         * @description `draft` (not shown to members), `published`, or `canceled` (by `cancelEvent`; final).
+         * @enum {string}
+         */
+        EventStatus: "draft" | "published" | "canceled";
+        /**
+         * @description The statuses an operator sets directly; `canceled` is reached only through `cancelEvent`.
+         * @enum {string}
+         */
+        EventEditableStatus: "draft" | "published";
+        /**
+         * @description `online` (joined through `onlineUrl`) or `venue` (held at `location`).
+         * @enum {string}
+         */
+        EventFormat: "online" | "venue";
+        /**
+         * @description Sort field of `listEvents`; a leading `-` sorts descending.
+         * @default -startsAt
+         * @enum {string}
+         */
+        EventSort: "startsAt" | "-startsAt" | "createdAt" | "-createdAt" | "title" | "-title";
+        /** @description An event of the school. */
+        Event: {
+            /** @description The event's id. */
+            readonly id: number;
+            /** @description URL slug, unique among the site's events; the event's page is `{origin}/events/{slug}`. */
+            slug: string;
+            /** @description Title. */
+            title: string;
+            /** @description Description, or `null`. */
+            description: string | null;
+            /**
+             * Format: date-time
+             * @description Start (RFC 3339, UTC).
+             */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @description End (RFC 3339, UTC), after `startsAt`.
+             */
+            endsAt: string;
+            /** @description IANA time zone the event is announced in. */
+            timezone: string;
+            format: components["schemas"]["EventFormat"];
+            /** @description Venue address of a `venue` event; `null` for an `online` one. */
+            location: string | null;
+            /** @description Join link of an `online` event (given to registrants), or `null` while not set; always `null` for a `venue` event. */
+            onlineUrl: string | null;
+            /** @description Places offered; `null` for unlimited. */
+            capacity: number | null;
+            /** @description Ticket price, or `null` for a free event. */
+            price: components["schemas"]["Money"] | null;
+            status: components["schemas"]["EventStatus"];
+            /** @description Listed in the public catalogue while published. */
+            isPublic: boolean;
+            /** @description Registrations that are not canceled (`registered`, `attended`, `no_show`); counted against `capacity`. */
+            readonly registeredCount: number;
+            /**
+             * Format: date-time
+             * @description When the event was created.
+             */
+            readonly createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the event was last changed.
+             */
+            readonly updatedAt: string;
+        };
+        /** @description A new event. */
+        EventCreate: {
+            /** @description URL slug, lower-case letters, digits and single hyphens; unique among the site's events (409 `slug_taken`). */
+            slug: string;
+            /** @description Title (not blank). */
+            title: string;
+            /** @description Description, or `null`. */
+            description?: string | null;
+            /**
+             * Format: date-time
+             * @description Start (RFC 3339 with an offset); before `endsAt`.
+             */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @description End (RFC 3339 with an offset).
+             */
+            endsAt: string;
+            /** @description IANA time zone the event is announced in. Default the school's time zone. */
+            timezone?: string;
+            format: components["schemas"]["EventFormat"];
+            /** @description Venue address; required for a `venue` event, refused for an `online` one. */
+            location?: string | null;
+            /** @description Join link (`http` or `https`) of an `online` event; refused for a `venue` event. */
+            onlineUrl?: string | null;
+            /** @description Places offered; `null` or absent for unlimited. */
+            capacity?: number | null;
+            /** @description Ticket price; `null` or absent for a free event. */
+            price?: components["schemas"]["Money"] | null;
+            status?: components["schemas"]["EventEditableStatus"];
+            /** @description Listed in the public catalogue while published. Default `true`. */
+            isPublic?: boolean;
+        };
+        /** @description Merge patch of an event. Absent members stay unchanged; `null` clears a nullable member. */
+        EventUpdate: {
+            /** @description URL slug; unique among the site's events (409 `slug_taken`). */
+            slug?: string;
+            /** @description Title (not blank). */
+            title?: string;
+            /** @description Description, or `null` to clear it. */
+            description?: string | null;
+            /**
+             * Format: date-time
+             * @description Start; the result must start before it ends.
+             */
+            startsAt?: string;
+            /**
+             * Format: date-time
+             * @description End.
+             */
+            endsAt?: string;
+            /** @description IANA time zone. */
+            timezone?: string;
+            format?: components["schemas"]["EventFormat"];
+            /** @description Venue address, or `null`; the result must fit its `format`. */
+            location?: string | null;
+            /** @description Join link, or `null`; the result must fit its `format`. */
+            onlineUrl?: string | null;
+            /** @description Places offered, or `null` for unlimited; not below the registrations that are not canceled (409 `capacity_below_registrations`). */
+            capacity?: number | null;
+            /** @description Ticket price, or `null` for free. */
+            price?: components["schemas"]["Money"] | null;
+            status?: components["schemas"]["EventEditableStatus"];
+            /** @description Listed in the public catalogue while published. */
+            isPublic?: boolean;
+        };
+        /** @description One page of events. */
+        EventList: {
+            /** @description The events of this page. */
+            data: components["schemas"]["Event"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description A member of the site as the scheduling resources name them. */
+        SchedulingMember: {
+            /** @description The user's id. */
+            id: number;
+            /** @description Display name. */
+            name: string;
+            /** @description Email address. */
+            email: string;
+        };
+        /**
+         * @description `registered`, `canceled` (by the member or an operator), `attended` (checked in) or `no_show`.
+         * @enum {string}
+         */
+        EventRegistrationState: "registered" | "canceled" | "attended" | "no_show";
+        /**
+         * @description Sort field of `listEventRegistrations`; a leading `-` sorts descending.
+         * @default registeredAt
+         * @enum {string}
+         */
+        EventRegistrationSort: "registeredAt" | "-registeredAt";
+        /** @description One member's registration for an event. */
+        EventRegistration: {
+            /** @description The registration's id. */
+            readonly id: number;
+            /** @description The event's id. */
+            readonly eventId: number;
+            member: components["schemas"]["SchedulingMember"];
+            state: components["schemas"]["EventRegistrationState"];
+            /** @description Ticket code from the system that issued the ticket, or `null`. */
+            ticketCode: string | null;
+            /**
+             * Format: date-time
+             * @description When the member registered.
+             */
+            readonly registeredAt: string;
+            /** @description When the registration was canceled, or `null`. */
+            canceledAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the row was created.
+             */
+            readonly createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the row was last changed.
+             */
+            readonly updatedAt: string;
+        };
+        /** @description Registers a member of the site. */
+        EventRegistrationCreate: {
+            /** @description The member's user id; the user must hold a role at this site. */
+            userId: number;
+        };
+        /** @description Merge patch of a registration's state (see `updateEventRegistration` for the allowed transitions). */
+        EventRegistrationUpdate: {
+            state?: components["schemas"]["EventRegistrationState"];
+        };
+        /** @description One page of registrations. */
+        EventRegistrationList: {
+            /** @description The registrations of this page. */
+            data: components["schemas"]["EventRegistration"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description `draft` (not offered), `published` (offered to members) or `archived` (no longer offered; kept for its meetings).
+         * @enum {string}
+         */
+        ConsultingServiceStatus: "draft" | "published" | "archived";
+        /**
+         * @description Sort field of `listConsultingServices`; a leading `-` sorts descending.
+         * @default -createdAt
+         * @enum {string}
+         */
+        ConsultingServiceSort: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "title" | "-title";
+        /** @description A consulting service offered against courses. */
+        ConsultingService: {
+            /** @description The service's id. */
+            readonly id: number;
+            /** @description Title. */
+            title: string;
+            /** @description Description, or `null`. */
+            description: string | null;
+            /** @description Ids of the courses the service is offered against, ascending. */
+            courseIds: number[];
+            /** @description Default length of a meeting, in minutes. */
+            durationMinutes: number;
+            /** @description Default seats per meeting. */
+            capacity: number;
+            /** @description Price of a meeting, or `null` when it has none (e.g. included with a course). */
+            price: components["schemas"]["Money"] | null;
+            status: components["schemas"]["ConsultingServiceStatus"];
+            /**
+             * Format: date-time
+             * @description When the service was created.
+             */
+            readonly createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the service was last changed.
+             */
+            readonly updatedAt: string;
+        };
+        /** @description A new consulting service. */
+        ConsultingServiceCreate: {
+            /** @description Title (not blank). */
+            title: string;
+            /** @description Description, or `null`. */
+            description?: string | null;
+            /** @description Ids of courses of this site the service is offered against. Default none. */
+            courseIds?: number[];
+            /** @description Default length of a meeting, in minutes. */
+            durationMinutes: number;
+            /** @description Default seats per meeting. */
+            capacity: number;
+            /** @description Price of a meeting, or `null` for none. */
+            price?: components["schemas"]["Money"] | null;
+            status?: components["schemas"]["ConsultingServiceStatus"];
+        };
+        /** @description Merge patch of a consulting service. `courseIds` replaces the whole list. */
+        ConsultingServiceUpdate: {
+            /** @description Title (not blank). */
+            title?: string;
+            /** @description Description, or `null` to clear it. */
+            description?: string | null;
+            /** @description The new list of course ids. */
+            courseIds?: number[];
+            /** @description Default length of a meeting, in minutes. */
+            durationMinutes?: number;
+            /** @description Default seats per meeting. */
+            capacity?: number;
+            /** @description Price of a meeting, or `null` for none. */
+            price?: components["schemas"]["Money"] | null;
+            status?: components["schemas"]["ConsultingServiceStatus"];
+        };
+        /** @description One page of consulting services. */
+        ConsultingServiceList: {
+            /** @description The services of this page. */
+            data: components["schemas"]["ConsultingService"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description Sort field of `listConsultingSlots`; a leading `-` sorts descending.
+         * @default weekday
+         * @enum {string}
+         */
+        ConsultingSlotSort: "weekday" | "-weekday" | "createdAt" | "-createdAt";
+        /** @description Weekly recurring availability of a consulting service. */
+        ConsultingSlot: {
+            /** @description The slot's id. */
+            readonly id: number;
+            /** @description The consulting service's id. */
+            readonly serviceId: number;
+            /** @description Day of the week, 0 = Sunday … 6 = Saturday. */
+            weekday: number;
+            /** @description Local start time `HH:MM` (24-hour) in `timezone`. */
+            startTime: string;
+            /** @description Length of a meeting, in minutes. */
+            durationMinutes: number;
+            /** @description IANA time zone of `weekday` and `startTime`. */
+            timezone: string;
+            /** @description Seats per meeting. */
+            capacity: number;
+            /** @description User id of the hosting staff member or lecturer, or `null`. */
+            hostUserId: number | null;
+            /** @description First instant the slot applies, or `null` for always. */
+            validFrom: string | null;
+            /** @description Last instant the slot applies, or `null` for no end. */
+            validUntil: string | null;
+            /**
+             * Format: date-time
+             * @description When the slot was created.
+             */
+            readonly createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the slot was last changed.
+             */
+            readonly updatedAt: string;
+        };
+        /** @description A new weekly slot. */
+        ConsultingSlotCreate: {
+            /** @description Day of the week, 0 = Sunday … 6 = Saturday. */
+            weekday: number;
+            /** @description Local start time `HH:MM` (24-hour). */
+            startTime: string;
+            /** @description Length of a meeting, in minutes. Default the service's. */
+            durationMinutes?: number;
+            /** @description IANA time zone. Default the school's. */
+            timezone?: string;
+            /** @description Seats per meeting. Default the service's. */
+            capacity?: number;
+            /** @description User id of the host (owner, operator, staff or lecturer of the site), or `null`. */
+            hostUserId?: number | null;
+            /** @description First instant the slot applies, or `null`. */
+            validFrom?: string | null;
+            /** @description Last instant the slot applies, or `null`; after `validFrom`. */
+            validUntil?: string | null;
+        };
+        /** @description Merge patch of a slot. `null` clears `hostUserId`, `validFrom` or `validUntil`. */
+        ConsultingSlotUpdate: {
+            /** @description Day of the week, 0 = Sunday … 6 = Saturday. */
+            weekday?: number;
+            /** @description Local start time `HH:MM` (24-hour). */
+            startTime?: string;
+            /** @description Length of a meeting, in minutes. */
+            durationMinutes?: number;
+            /** @description IANA time zone. */
+            timezone?: string;
+            /** @description Seats per meeting. */
+            capacity?: number;
+            /** @description User id of the host, or `null`. */
+            hostUserId?: number | null;
+            /** @description First instant the slot applies, or `null`. */
+            validFrom?: string | null;
+            /** @description Last instant the slot applies, or `null`. */
+            validUntil?: string | null;
+        };
+        /** @description One page of slots. */
+        ConsultingSlotList: {
+            /** @description The slots of this page. */
+            data: components["schemas"]["ConsultingSlot"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description `available` (open; study-group meetings stay available), `scheduled` (confirmed by staff) or `canceled`.
+         * @enum {string}
+         */
+        MeetingState: "available" | "scheduled" | "canceled";
+        /**
+         * @description `consulting` (a meeting of a consulting service; members reserve seats) or `study_group` (a session of a study group; its roster attends).
+         * @enum {string}
+         */
+        MeetingKind: "consulting" | "study_group";
+        /**
+         * @description Sort field of `listMeetings`; a leading `-` sorts descending.
+         * @default -startsAt
+         * @enum {string}
+         */
+        MeetingSort: "startsAt" | "-startsAt";
+        /** @description A meeting, as listed. */
+        Meeting: {
+            /** @description The meeting's id. */
+            readonly id: number;
+            kind: components["schemas"]["MeetingKind"];
+            /** @description The consulting service of a `consulting` meeting; `null` for a study-group meeting. */
+            serviceId: number | null;
+            /** @description The slot a consulting meeting was opened from, or `null` (opened ad hoc, or its slot was deleted). */
+            slotId: number | null;
+            /** @description The study group of a `study_group` meeting; `null` for a consulting meeting. */
+            studyGroupId: number | null;
+            state: components["schemas"]["MeetingState"];
+            /**
+             * Format: date-time
+             * @description Start.
+             */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @description End.
+             */
+            endsAt: string;
+            /** @description Seats offered. */
+            capacity: number;
+            /** @description Seats not given up (consulting) or the roster size (study group), counted as the member API counts them. */
+            attendeesCount: number;
+            /** @description The video room link as stored (members get it only while the meeting is live), or `null`. */
+            roomUrl: string | null;
+            /** @description When staff confirmed the meeting, or `null`. */
+            confirmedAt: string | null;
+            /** @description User id of the operator who confirmed it, or `null`. */
+            confirmedByUserId: number | null;
+            /** @description When the meeting was canceled, or `null`. */
+            canceledAt: string | null;
+            /** @description Why it was canceled, or `null`. */
+            cancelReason: string | null;
+            /**
+             * Format: date-time
+             * @description When the meeting was created.
+             */
+            readonly createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the meeting was last changed.
+             */
+            readonly updatedAt: string;
+        };
+        /** @description A meeting with its seats. */
+        MeetingWithSeats: {
+            /** @description The meeting's id. */
+            readonly id: number;
+            kind: components["schemas"]["MeetingKind"];
+            /** @description The consulting service of a `consulting` meeting; `null` for a study-group meeting. */
+            serviceId: number | null;
+            /** @description The slot a consulting meeting was opened from, or `null` (opened ad hoc, or its slot was deleted). */
+            slotId: number | null;
+            /** @description The study group of a `study_group` meeting; `null` for a consulting meeting. */
+            studyGroupId: number | null;
+            state: components["schemas"]["MeetingState"];
+            /**
+             * Format: date-time
+             * @description Start.
+             */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @description End.
+             */
+            endsAt: string;
+            /** @description Seats offered. */
+            capacity: number;
+            /** @description Seats not given up (consulting) or the roster size (study group), counted as the member API counts them. */
+            attendeesCount: number;
+            /** @description The video room link as stored (members get it only while the meeting is live), or `null`. */
+            roomUrl: string | null;
+            /** @description When staff confirmed the meeting, or `null`. */
+            confirmedAt: string | null;
+            /** @description User id of the operator who confirmed it, or `null`. */
+            confirmedByUserId: number | null;
+            /** @description When the meeting was canceled, or `null`. */
+            canceledAt: string | null;
+            /** @description Why it was canceled, or `null`. */
+            cancelReason: string | null;
+            /**
+             * Format: date-time
+             * @description When the meeting was created.
+             */
+            readonly createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the meeting was last changed.
+             */
+            readonly updatedAt: string;
+            /** @description Every seat reservation of a consulting meeting, in reservation order, given-up ones included; always empty for a study-group meeting (its roster attends). */
+            seats: components["schemas"]["MeetingSeat"][];
+        };
+        /** @description One member's seat on a consulting meeting. */
+        MeetingSeat: {
+            member: components["schemas"]["SchedulingMember"];
+            /**
+             * Format: date-time
+             * @description When the member reserved the seat.
+             */
+            reservedAt: string;
+            /** @description When the member gave the seat up, or `null` while it is held. */
+            canceledAt: string | null;
+        };
+        /** @description One page of meetings. */
+        MeetingList: {
+            /** @description The meetings of this page. */
+            data: components["schemas"]["Meeting"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description A new meeting of a consulting service. */
+        ConsultingMeetingCreate: {
+            /**
+             * Format: date-time
+             * @description Start; with `slotId`, on the slot's weekday and start time in its time zone.
+             */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @description End. Default `startsAt` plus the slot's (or else the service's) duration.
+             */
+            endsAt?: string;
+            /** @description The slot of this service the meeting is opened from, or `null` for an ad-hoc meeting. */
+            slotId?: number | null;
+            /** @description Seats offered. Default the slot's (or else the service's) capacity. */
+            capacity?: number;
+            /** @description Video room link (`http` or `https`), or `null` to set it later (e.g. when confirming). */
+            roomUrl?: string | null;
+        };
+        /** @description Optional details of a confirmation. */
+        MeetingConfirm: {
+            /**
+             * Format: uri
+             * @description Video room link (`http` or `https`) to set; absent keeps the current one.
+             */
+            roomUrl?: string;
+        };
+        /** @description Optional details of a cancellation. */
+        MeetingCancel: {
+            /** @description Why the meeting is canceled. */
+            reason?: string;
+        };
         /** @description RFC 9457 problem details. */
         Problem: {
             /**
@@ -1964,6 +2929,54 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description The request conflicts with the current state of the event:
+         *     * `slug_taken`: another event of the site uses this `slug`;
+         *     * `invalid_state_transition`: the event is already canceled (its status cannot change);
+         *     * `capacity_below_registrations`: the new `capacity` is below the registrations that are not canceled;
+         *     * `event_has_registrations`: the event has registrations, so it cannot be deleted; cancel it instead.
+         */
+        EventConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The request conflicts with the current state of the event or registration:
+         *     * `already_registered`: the member already has a registration for the event (in any state);
+         *     * `event_full`: the registrations that are not canceled already fill the event's `capacity`;
+         *     * `event_canceled`: the event is canceled and takes no registrations;
+         *     * `invalid_state_transition`: the registration cannot move from its current state to the one asked for.
+         */
+        EventRegistrationConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `service_has_meetings`: the service has meetings (members' bookings and history), so it cannot be deleted; archive it instead. */
+        ConsultingServiceConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `invalid_state_transition`: the meeting's current state (or its kind: study-group meetings are never confirmed) does not allow this action; `detail` names the current state. */
+        MeetingConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: {
         /**
@@ -2055,6 +3068,44 @@ export interface components {
         AnalyticsFrom: string;
         /** @description End of the window, exclusive (RFC 3339). Defaults to now. Must be after `from`, at most 366 days later. */
         AnalyticsTo: string;
+        /** @description The event's `id`. */
+        EventId: number;
+        /** @description The registration's `id`. */
+        EventRegistrationId: number;
+        /** @description The consulting service's `id`. */
+        ConsultingServiceId: number;
+        /** @description The slot's `id`. */
+        ConsultingSlotId: number;
+        /** @description The meeting's `id`. */
+        MeetingId: number;
+        /** @description Sort order; a leading `-` sorts descending. Ties are broken by creation order, in the same direction. */
+        EventSortParam: components["schemas"]["EventSort"];
+        /** @description Only events in this status. */
+        EventStatusFilter: components["schemas"]["EventStatus"];
+        /** @description Only items starting at or after this instant (RFC 3339). */
+        StartsFromFilter: string;
+        /** @description Only items starting before this instant (RFC 3339). */
+        StartsToFilter: string;
+        /** @description Sort order; a leading `-` sorts descending. Ties are broken by creation order, in the same direction. */
+        EventRegistrationSortParam: components["schemas"]["EventRegistrationSort"];
+        /** @description Only registrations in this state. */
+        EventRegistrationStateFilter: components["schemas"]["EventRegistrationState"];
+        /** @description Sort order; a leading `-` sorts descending. Ties are broken by creation order, in the same direction. */
+        ConsultingServiceSortParam: components["schemas"]["ConsultingServiceSort"];
+        /** @description Only services in this status. */
+        ConsultingServiceStatusFilter: components["schemas"]["ConsultingServiceStatus"];
+        /** @description Only services offered against this course. */
+        ConsultingServiceCourseFilter: number;
+        /** @description Sort order; a leading `-` sorts descending. Ties are broken by creation order, in the same direction. */
+        ConsultingSlotSortParam: components["schemas"]["ConsultingSlotSort"];
+        /** @description Sort order; a leading `-` sorts descending. Ties are broken by creation order, in the same direction. */
+        MeetingSortParam: components["schemas"]["MeetingSort"];
+        /** @description Only meetings of this consulting service. */
+        MeetingServiceFilter: number;
+        /** @description Only meetings of this kind. */
+        MeetingKindFilter: components["schemas"]["MeetingKind"];
+        /** @description Only meetings in this state. */
+        MeetingStateFilter: components["schemas"]["MeetingState"];
     };
     requestBodies: never;
     headers: {
@@ -3710,6 +4761,852 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. Ties are broken by creation order, in the same direction. */
+                sort?: components["parameters"]["EventSortParam"];
+                /** @description Only events in this status. */
+                status?: components["parameters"]["EventStatusFilter"];
+                /** @description Only items starting at or after this instant (RFC 3339). */
+                startsFrom?: components["parameters"]["StartsFromFilter"];
+                /** @description Only items starting before this instant (RFC 3339). */
+                startsTo?: components["parameters"]["StartsToFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventCreate"];
+            };
+        };
+        responses: {
+            /** @description The event was created. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["EventConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's `id`. */
+                eventId: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's `id`. */
+                eventId: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event was deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["EventConflict"];
+        };
+    };
+    updateEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The `ETag` of the representation the change is based on, exactly as the API returned it
+                 *     (one strong entity tag; `*` and lists are not accepted). A different current ETag answers
+                 *     412 `precondition_failed`. A request without this header answers 428
+                 *     `precondition_required` (not 400).
+                 */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The event's `id`. */
+                eventId: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["EventUpdate"];
+                "application/json": components["schemas"]["EventUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated event. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["EventConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            428: components["responses"]["PreconditionRequired"];
+        };
+    };
+    cancelEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's `id`. */
+                eventId: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The canceled event. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["EventConflict"];
+        };
+    };
+    listEventRegistrations: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. Ties are broken by creation order, in the same direction. */
+                sort?: components["parameters"]["EventRegistrationSortParam"];
+                /** @description Only registrations in this state. */
+                state?: components["parameters"]["EventRegistrationStateFilter"];
+            };
+            header?: never;
+            path: {
+                /** @description The event's `id`. */
+                eventId: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of registrations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventRegistrationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createEventRegistration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's `id`. */
+                eventId: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventRegistrationCreate"];
+            };
+        };
+        responses: {
+            /** @description The registration was created. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventRegistration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["EventRegistrationConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getEventRegistration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's `id`. */
+                eventId: components["parameters"]["EventId"];
+                /** @description The registration's `id`. */
+                registrationId: components["parameters"]["EventRegistrationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The registration. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventRegistration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateEventRegistration: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The `ETag` of the representation the change is based on, exactly as the API returned it
+                 *     (one strong entity tag; `*` and lists are not accepted). A different current ETag answers
+                 *     412 `precondition_failed`. A request without this header answers 428
+                 *     `precondition_required` (not 400).
+                 */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The event's `id`. */
+                eventId: components["parameters"]["EventId"];
+                /** @description The registration's `id`. */
+                registrationId: components["parameters"]["EventRegistrationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["EventRegistrationUpdate"];
+                "application/json": components["schemas"]["EventRegistrationUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated registration. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventRegistration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["EventRegistrationConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            428: components["responses"]["PreconditionRequired"];
+        };
+    };
+    listConsultingServices: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. Ties are broken by creation order, in the same direction. */
+                sort?: components["parameters"]["ConsultingServiceSortParam"];
+                /** @description Only services in this status. */
+                status?: components["parameters"]["ConsultingServiceStatusFilter"];
+                /** @description Only services offered against this course. */
+                courseId?: components["parameters"]["ConsultingServiceCourseFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of consulting services. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsultingServiceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createConsultingService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsultingServiceCreate"];
+            };
+        };
+        responses: {
+            /** @description The consulting service was created. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsultingService"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getConsultingService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The consulting service's `id`. */
+                serviceId: components["parameters"]["ConsultingServiceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consulting service. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsultingService"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteConsultingService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The consulting service's `id`. */
+                serviceId: components["parameters"]["ConsultingServiceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consulting service was deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["ConsultingServiceConflict"];
+        };
+    };
+    updateConsultingService: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The `ETag` of the representation the change is based on, exactly as the API returned it
+                 *     (one strong entity tag; `*` and lists are not accepted). A different current ETag answers
+                 *     412 `precondition_failed`. A request without this header answers 428
+                 *     `precondition_required` (not 400).
+                 */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The consulting service's `id`. */
+                serviceId: components["parameters"]["ConsultingServiceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["ConsultingServiceUpdate"];
+                "application/json": components["schemas"]["ConsultingServiceUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated consulting service. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsultingService"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            428: components["responses"]["PreconditionRequired"];
+        };
+    };
+    listConsultingSlots: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. Ties are broken by creation order, in the same direction. */
+                sort?: components["parameters"]["ConsultingSlotSortParam"];
+            };
+            header?: never;
+            path: {
+                /** @description The consulting service's `id`. */
+                serviceId: components["parameters"]["ConsultingServiceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of slots. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsultingSlotList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createConsultingSlot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The consulting service's `id`. */
+                serviceId: components["parameters"]["ConsultingServiceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsultingSlotCreate"];
+            };
+        };
+        responses: {
+            /** @description The slot was created. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsultingSlot"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getConsultingSlot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The consulting service's `id`. */
+                serviceId: components["parameters"]["ConsultingServiceId"];
+                /** @description The slot's `id`. */
+                slotId: components["parameters"]["ConsultingSlotId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The slot. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsultingSlot"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteConsultingSlot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The consulting service's `id`. */
+                serviceId: components["parameters"]["ConsultingServiceId"];
+                /** @description The slot's `id`. */
+                slotId: components["parameters"]["ConsultingSlotId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The slot was deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateConsultingSlot: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The `ETag` of the representation the change is based on, exactly as the API returned it
+                 *     (one strong entity tag; `*` and lists are not accepted). A different current ETag answers
+                 *     412 `precondition_failed`. A request without this header answers 428
+                 *     `precondition_required` (not 400).
+                 */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The consulting service's `id`. */
+                serviceId: components["parameters"]["ConsultingServiceId"];
+                /** @description The slot's `id`. */
+                slotId: components["parameters"]["ConsultingSlotId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["ConsultingSlotUpdate"];
+                "application/json": components["schemas"]["ConsultingSlotUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated slot. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsultingSlot"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            428: components["responses"]["PreconditionRequired"];
+        };
+    };
+    createConsultingMeeting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The consulting service's `id`. */
+                serviceId: components["parameters"]["ConsultingServiceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsultingMeetingCreate"];
+            };
+        };
+        responses: {
+            /** @description The meeting was opened. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeetingWithSeats"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    listMeetings: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. Ties are broken by creation order, in the same direction. */
+                sort?: components["parameters"]["MeetingSortParam"];
+                /** @description Only meetings of this consulting service. */
+                serviceId?: components["parameters"]["MeetingServiceFilter"];
+                /** @description Only meetings of this kind. */
+                kind?: components["parameters"]["MeetingKindFilter"];
+                /** @description Only meetings in this state. */
+                state?: components["parameters"]["MeetingStateFilter"];
+                /** @description Only items starting at or after this instant (RFC 3339). */
+                startsFrom?: components["parameters"]["StartsFromFilter"];
+                /** @description Only items starting before this instant (RFC 3339). */
+                startsTo?: components["parameters"]["StartsToFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of meetings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeetingList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getMeeting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The meeting's `id`. */
+                meetingId: components["parameters"]["MeetingId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The meeting. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeetingWithSeats"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    confirmMeeting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The meeting's `id`. */
+                meetingId: components["parameters"]["MeetingId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["MeetingConfirm"];
+            };
+        };
+        responses: {
+            /** @description The confirmed meeting. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeetingWithSeats"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["MeetingConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    cancelMeeting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The meeting's `id`. */
+                meetingId: components["parameters"]["MeetingId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["MeetingCancel"];
+            };
+        };
+        responses: {
+            /** @description The canceled meeting. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeetingWithSeats"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["MeetingConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
 }

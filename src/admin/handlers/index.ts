@@ -57,6 +57,31 @@ import { getOrder } from './orders/get-order.js';
 import { listOrders } from './orders/list-orders.js';
 
 // ---- imports: area scheduling ----
+import { createConsultingService } from './consulting-services/create-consulting-service.js';
+import { deleteConsultingService } from './consulting-services/delete-consulting-service.js';
+import { getConsultingService } from './consulting-services/get-consulting-service.js';
+import { listConsultingServices } from './consulting-services/list-consulting-services.js';
+import { updateConsultingService } from './consulting-services/update-consulting-service.js';
+import { createConsultingSlot } from './consulting-slots/create-consulting-slot.js';
+import { deleteConsultingSlot } from './consulting-slots/delete-consulting-slot.js';
+import { getConsultingSlot } from './consulting-slots/get-consulting-slot.js';
+import { listConsultingSlots } from './consulting-slots/list-consulting-slots.js';
+import { updateConsultingSlot } from './consulting-slots/update-consulting-slot.js';
+import { createEventRegistration } from './event-registrations/create-event-registration.js';
+import { getEventRegistration } from './event-registrations/get-event-registration.js';
+import { listEventRegistrations } from './event-registrations/list-event-registrations.js';
+import { updateEventRegistration } from './event-registrations/update-event-registration.js';
+import { cancelEvent } from './events/cancel-event.js';
+import { createEvent } from './events/create-event.js';
+import { deleteEvent } from './events/delete-event.js';
+import { getEvent } from './events/get-event.js';
+import { listEvents } from './events/list-events.js';
+import { updateEvent } from './events/update-event.js';
+import { cancelMeeting } from './meetings/cancel-meeting.js';
+import { confirmMeeting } from './meetings/confirm-meeting.js';
+import { createConsultingMeeting } from './meetings/create-consulting-meeting.js';
+import { getMeeting } from './meetings/get-meeting.js';
+import { listMeetings } from './meetings/list-meetings.js';
 
 // ---- imports: area content ----
 
@@ -120,6 +145,31 @@ export const ADMIN_HANDLERS: AdminHandlers = {
   getAnalyticsSummary,
 
   // ---- handlers: area scheduling ----
+  listEvents,
+  createEvent,
+  getEvent,
+  updateEvent,
+  deleteEvent,
+  cancelEvent,
+  listEventRegistrations,
+  createEventRegistration,
+  getEventRegistration,
+  updateEventRegistration,
+  listConsultingServices,
+  createConsultingService,
+  getConsultingService,
+  updateConsultingService,
+  deleteConsultingService,
+  listConsultingSlots,
+  createConsultingSlot,
+  getConsultingSlot,
+  updateConsultingSlot,
+  deleteConsultingSlot,
+  createConsultingMeeting,
+  listMeetings,
+  getMeeting,
+  confirmMeeting,
+  cancelMeeting,
 
   // ---- handlers: area content ----
 };

@@ -1,0 +1,9 @@
+import { deleteEvent as deleteSiteEvent } from '../../../scheduling/events.js';
+import type { AdminHandler } from '../../api/types.js';
+
+/** DELETE /events/{eventId} (events:write): only while nobody registered (409 `event_has_registrations`: cancel it instead). */
+export const deleteEvent: AdminHandler<'deleteEvent'> = async ({ db, site, path, log }) => {
+  await deleteSiteEvent(db, site.id, Number(path.eventId));
+  log.info({ event: 'event_deleted', eventId: Number(path.eventId) }, 'Event deleted');
+  return { status: 204 };
+};

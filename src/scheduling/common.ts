@@ -1,0 +1,103 @@
+import type { Knex } from 'knex';
+import { canonicalTimeZone } from '../admin/handlers/school/update-school.js';
+import type { Database } from '../db/connection.js';
+import type { FieldProblem } from '../shared/errors.js';
+
+/**
+ * Building blocks shared by the scheduling domain modules (events, registrations, consulting services, slots,
+ * meetings): money and time-zone checks, the member references rows carry, and nullable column readers.
+ * Rules and choices: docs/admin-scheduling.md.
+ */
+
+export type Queryable = Database | Knex.Transaction;
+
+export interface Money {
+  amount: number;
+  currency: string;
+}
+
+/** A member as the scheduling resources name one (registrations, seats). */
+export interface MemberRef {
+  id: number;
+  name: string;
+  email: string;
+}
+
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+
+/** A price the contract let through: the amount must not be negative and the currency must be an ISO 4217 code. */
+export function priceProblems(price: Money | null | undefined, pointer: string): FieldProblem[] {
+  if (price === null || price === undefined) return [];
+  const problems: FieldProblem[] = [];
+  if (price.amount < 0) problems.push({ pointer: `${pointer}/amount`, message: 'must not be negative' });
+  if (!CURRENCIES.has(price.currency)) problems.push({ pointer: `${pointer}/currency`, message: 'is not an ISO 4217 currency code' });
+  return problems;
+}
+
+/** The money columns `<prefix>_amount` / `<prefix>_currency` for a price (both null for none). */
+export function moneyColumns(prefix: string, price: Money | null): Record<string, number | string | null> {
+  return { [`${prefix}_amount`]: price?.amount ?? null, [`${prefix}_currency`]: price?.currency ?? null };
+}
+
+export function moneyOf(amount: unknown, currency: unknown): Money | null {
+  if (amount === null || amount === undefined || typeof currency !== 'string') return null;
+  return { amount: Number(amount), currency };
+}
+
+/** The IANA name as the runtime spells it, or a problem at `pointer` when the runtime knows no such zone. */
+export function timeZoneOrProblem(name: string, pointer: string, problems: FieldProblem[]): string {
+  const canonical = canonicalTimeZone(name);
+  if (canonical === null) {
+    problems.push({ pointer, message: 'is not an IANA time zone this server knows (e.g. "Asia/Taipei" or "UTC")' });
+    return name;
+  }
+  return canonical;
+}
+
+/** `http:` or `https:` links only (the contract's `uri` format also admits `javascript:` and the like). */
+export function webUrlProblem(url: string | null | undefined, pointer: string): FieldProblem | null {
+  if (url === null || url === undefined) return null;
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return null;
+  } catch {
+    // fall through
+  }
+  return { pointer, message: 'must be an http or https URL' };
+}
+
+/** A time the contract validated as RFC 3339 date-time. */
+export function instant(value: string): Date {
+  return new Date(value);
+}
+
+export function optionalInstant(value: string | null): Date | null {
+  return value === null ? null : new Date(value);
+}
+
+export function optionalNumber(value: unknown): number | null {
+  return value === null || value === undefined ? null : Number(value);
+}
+
+/** Users holding at least one of `roles` (any role when omitted) at the site, by id. */
+export async function usersWithRoleAt(db: Queryable, siteId: number, userIds: readonly number[], roles?: readonly string[]): Promise<Set<number>> {
+  if (userIds.length === 0) return new Set();
+  const query = db('site_roles').where('site_id', siteId).whereIn('user_id', [...new Set(userIds)]);
+  if (roles) query.whereIn('role', [...roles]);
+  const rows = (await query.distinct('user_id')) as Array<{ user_id: number | string }>;
+  return new Set(rows.map((row) => Number(row.user_id)));
+}
+
+/** Id, name and email of users, by id (one query). */
+export async function memberRefs(db: Queryable, userIds: readonly number[]): Promise<Map<number, MemberRef>> {
+  if (userIds.length === 0) return new Map();
+  const rows = (await db('users').whereIn('id', [...new Set(userIds)]).select('id', 'name', 'email')) as Array<{ id: number | string; name: string; email: string }>;
+  return new Map(rows.map((row) => [Number(row.id), { id: Number(row.id), name: row.name, email: row.email }]));
+}
+
+/** True when `error` is a unique-key violation on either store. */
+export function isUniqueViolation(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as Error & { code?: unknown }).code;
+  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

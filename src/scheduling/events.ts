@@ -1,0 +1,384 @@
+import { requireDate } from '../db/connection.js';
+import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
+import { updateVersionedRow, versionMismatch } from '../db/versioned-rows.js';
+import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
+import type { Site } from '../sites/sites.js';
+import { isUniqueViolation, moneyColumns, moneyOf, priceProblems, timeZoneOrProblem, webUrlProblem, type Money, type Queryable } from './common.js';
+
+/**
+ * The school's events as operators manage them (admin API /events): drafts, published and canceled events with the
+ * count of their live registrations. Rules: docs/admin-scheduling.md, Events.
+ */
+
+export const EVENT_STATUSES = ['draft', 'published', 'canceled'] as const;
+export type EventStatus = (typeof EVENT_STATUSES)[number];
+export type EventFormat = 'online' | 'venue';
+
+export interface EventRecord {
+  id: number;
+  slug: string;
+  title: string;
+  description: string | null;
+  startsAt: Date;
+  endsAt: Date;
+  timezone: string;
+  format: EventFormat;
+  location: string | null;
+  onlineUrl: string | null;
+  capacity: number | null;
+  price: Money | null;
+  status: EventStatus;
+  isPublic: boolean;
+  /** Registrations that are not canceled (registered, attended, no_show): what `capacity` is counted against. */
+  registeredCount: number;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface EventRow {
+  id: number | string;
+  site_id: number | string;
+  slug: string;
+  title: string;
+  description: string | null;
+  starts_at: unknown;
+  ends_at: unknown;
+  timezone: string;
+  format: string;
+  location: string | null;
+  online_url: string | null;
+  capacity: number | string | null;
+  price_amount: number | string | null;
+  price_currency: string | null;
+  status: string;
+  is_public: number | boolean;
+  version: number | string;
+  created_at: unknown;
+  updated_at: unknown;
+}
+
+function eventFromRow(row: EventRow, registeredCount: number): EventRecord {
+  return {
+    id: Number(row.id),
+    slug: row.slug,
+    title: row.title,
+    description: row.description,
+    startsAt: requireDate(row.starts_at),
+    endsAt: requireDate(row.ends_at),
+    timezone: row.timezone,
+    format: row.format === 'venue' ? 'venue' : 'online',
+    location: row.location,
+    onlineUrl: row.online_url,
+    capacity: row.capacity === null ? null : Number(row.capacity),
+    price: moneyOf(row.price_amount, row.price_currency),
+    status: (EVENT_STATUSES as readonly string[]).includes(row.status) ? (row.status as EventStatus) : 'draft',
+    isPublic: Boolean(row.is_public),
+    registeredCount,
+    version: Number(row.version),
+    createdAt: requireDate(row.created_at),
+    updatedAt: requireDate(row.updated_at),
+  };
+}
+
+/** Registrations that are not canceled, per event (one grouped query). */
+export async function liveRegistrationCounts(db: Queryable, eventIds: readonly number[]): Promise<Map<number, number>> {
+  if (eventIds.length === 0) return new Map();
+  const rows = (await db('event_registrations')
+    .whereIn('event_id', [...new Set(eventIds)])
+    .whereNot('state', 'canceled')
+    .groupBy('event_id')
+    .select('event_id')
+    .count({ total: '*' })) as Array<{ event_id: number | string; total: number | string }>;
+  return new Map(rows.map((row) => [Number(row.event_id), Number(row.total)]));
+}
+
+async function withCounts(db: Queryable, rows: readonly EventRow[]): Promise<EventRecord[]> {
+  const counts = await liveRegistrationCounts(
+    db,
+    rows.map((row) => Number(row.id)),
+  );
+  return rows.map((row) => eventFromRow(row, counts.get(Number(row.id)) ?? 0));
+}
+
+async function findEventRow(db: Queryable, siteId: number, eventId: number, lock = false): Promise<EventRow | undefined> {
+  const query = db<EventRow>('events').where({ site_id: siteId, id: eventId });
+  if (lock) query.forUpdate();
+  return (await query.first()) as EventRow | undefined;
+}
+
+function eventNotFound(eventId: number): NotFoundError {
+  return new NotFoundError(`This site has no event ${eventId}.`);
+}
+
+/** The event's status and capacity (its row locked for the transaction when `lock`), or 404. */
+export async function requireEventRow(db: Queryable, siteId: number, eventId: number, lock = false): Promise<{ id: number; status: EventStatus; capacity: number | null }> {
+  const row = await findEventRow(db, siteId, eventId, lock);
+  if (!row) throw eventNotFound(eventId);
+  const event = eventFromRow(row, 0);
+  return { id: event.id, status: event.status, capacity: event.capacity };
+}
+
+export async function requireEvent(db: Queryable, siteId: number, eventId: number): Promise<EventRecord> {
+  const row = await findEventRow(db, siteId, eventId);
+  if (!row) throw eventNotFound(eventId);
+  const [event] = await withCounts(db, [row]);
+  if (!event) throw eventNotFound(eventId);
+  return event;
+}
+
+// --- Listing ----------------------------------------------------------------------------------------------------------
+
+export interface EventFilters {
+  status?: EventStatus | undefined;
+  startsFrom?: string | undefined;
+  startsTo?: string | undefined;
+}
+
+const EVENT_SORTS: SortColumns<'startsAt' | 'createdAt' | 'title'> = {
+  startsAt: { column: 'starts_at', type: 'time' },
+  createdAt: { column: 'created_at', type: 'time' },
+  title: { column: 'title', type: 'string' },
+};
+
+/** One keyset page of the site's events, newest start first unless `sort` says otherwise. */
+export async function listEvents(db: Queryable, siteId: number, filters: EventFilters, query: ListQuery): Promise<{ events: EventRecord[]; nextCursor: string | null }> {
+  const builder = db('events').where({ site_id: siteId });
+  if (filters.status !== undefined) builder.andWhere('status', filters.status);
+  if (filters.startsFrom !== undefined) builder.andWhere('starts_at', '>=', new Date(filters.startsFrom));
+  if (filters.startsTo !== undefined) builder.andWhere('starts_at', '<', new Date(filters.startsTo));
+  const page = await listPage<EventRow, keyof typeof EVENT_SORTS>(builder, query, { sorts: EVENT_SORTS, defaultSort: '-startsAt', filters: { ...filters } });
+  return { events: await withCounts(db, page.rows), nextCursor: page.nextCursor };
+}
+
+// --- Rules --------------------------------------------------------------------------------------------------------------
+
+/** The writable fields of an event after a create or a merge patch. */
+interface EventFields {
+  slug: string;
+  title: string;
+  description: string | null;
+  startsAt: Date;
+  endsAt: Date;
+  timezone: string;
+  format: EventFormat;
+  location: string | null;
+  onlineUrl: string | null;
+  capacity: number | null;
+  price: Money | null;
+  status: EventStatus;
+  isPublic: boolean;
+}
+
+/** Everything the contract cannot say about an event, reported at once (400 with pointers). */
+function eventProblems(fields: EventFields, timezoneInput: string | undefined, problems: FieldProblem[]): EventFields {
+  const result = { ...fields };
+  if (fields.title.trim() === '') problems.push({ pointer: '/title', message: 'must not be blank' });
+  else result.title = fields.title.trim();
+  if (timezoneInput !== undefined) result.timezone = timeZoneOrProblem(timezoneInput, '/timezone', problems);
+  if (fields.startsAt.getTime() >= fields.endsAt.getTime()) problems.push({ pointer: '/endsAt', message: 'must be after startsAt' });
+  if (fields.format === 'venue') {
+    if (fields.location === null || fields.location.trim() === '') problems.push({ pointer: '/location', message: 'is required for a venue event' });
+    if (fields.onlineUrl !== null) problems.push({ pointer: '/onlineUrl', message: 'is only for an online event' });
+  } else if (fields.location !== null) {
+    problems.push({ pointer: '/location', message: 'is only for a venue event' });
+  }
+  const urlProblem = webUrlProblem(fields.onlineUrl, '/onlineUrl');
+  if (urlProblem) problems.push(urlProblem);
+  problems.push(...priceProblems(fields.price, '/price'));
+  return result;
+}
+
+function fieldColumns(fields: EventFields): Record<string, unknown> {
+  return {
+    slug: fields.slug,
+    title: fields.title,
+    description: fields.description,
+    starts_at: fields.startsAt,
+    ends_at: fields.endsAt,
+    timezone: fields.timezone,
+    format: fields.format,
+    location: fields.location,
+    online_url: fields.onlineUrl,
+    capacity: fields.capacity,
+    ...moneyColumns('price', fields.price),
+    status: fields.status,
+    is_public: fields.isPublic,
+  };
+}
+
+function slugTaken(slug: string): ConflictError {
+  return new ConflictError(`Another event of this site already uses the slug "${slug}". Choose another slug.`, 'slug_taken');
+}
+
+async function requireSlugFree(db: Queryable, siteId: number, slug: string, exceptEventId?: number): Promise<void> {
+  const query = db('events').where({ site_id: siteId, slug });
+  if (exceptEventId !== undefined) query.whereNot('id', exceptEventId);
+  if (await query.first('id')) throw slugTaken(slug);
+}
+
+// --- Creating -----------------------------------------------------------------------------------------------------------
+
+export interface NewEvent {
+  slug: string;
+  title: string;
+  description?: string | null | undefined;
+  startsAt: string;
+  endsAt: string;
+  timezone?: string | undefined;
+  format: EventFormat;
+  location?: string | null | undefined;
+  onlineUrl?: string | null | undefined;
+  capacity?: number | null | undefined;
+  price?: Money | null | undefined;
+  status?: 'draft' | 'published' | undefined;
+  isPublic?: boolean | undefined;
+}
+
+/** Creates an event (draft unless said otherwise; the school's time zone unless said otherwise). */
+export async function createEvent(db: Queryable, site: Site, input: NewEvent): Promise<EventRecord> {
+  const problems: FieldProblem[] = [];
+  const fields = eventProblems(
+    {
+      slug: input.slug,
+      title: input.title,
+      description: input.description ?? null,
+      startsAt: new Date(input.startsAt),
+      endsAt: new Date(input.endsAt),
+      timezone: site.timezone,
+      format: input.format,
+      location: input.location ?? null,
+      onlineUrl: input.onlineUrl ?? null,
+      capacity: input.capacity ?? null,
+      price: input.price ?? null,
+      status: input.status ?? 'draft',
+      isPublic: input.isPublic ?? true,
+    },
+    input.timezone,
+    problems,
+  );
+  if (problems.length > 0) throw new ValidationError('The event is not valid.', problems);
+  await requireSlugFree(db, site.id, fields.slug);
+  const now = new Date();
+  let id: number;
+  try {
+    const [inserted] = await db('events').insert({ site_id: site.id, ...fieldColumns(fields), version: 1, created_at: now, updated_at: now });
+    id = Number(inserted);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw slugTaken(fields.slug);
+    throw error;
+  }
+  return requireEvent(db, site.id, id);
+}
+
+// --- Changing -----------------------------------------------------------------------------------------------------------
+
+export type EventChanges = Partial<Omit<NewEvent, 'startsAt' | 'endsAt'>> & { startsAt?: string | undefined; endsAt?: string | undefined };
+
+function invalidTransition(current: string, action: string): ConflictError {
+  return new ConflictError(`The event is ${current}; it cannot ${action}.`, 'invalid_state_transition');
+}
+
+/**
+ * A merge patch of an event, applied only at `expectedVersion`. `status` moves between draft and published; a
+ * canceled event keeps its status. The capacity may not drop below the live registrations.
+ */
+export async function updateEvent(db: Queryable, siteId: number, eventId: number, changes: EventChanges, expectedVersion: number): Promise<EventRecord> {
+  const current = await requireEvent(db, siteId, eventId);
+  const problems: FieldProblem[] = [];
+  const merged = eventProblems(
+    {
+      slug: changes.slug ?? current.slug,
+      title: changes.title ?? current.title,
+      description: changes.description === undefined ? current.description : changes.description,
+      startsAt: changes.startsAt === undefined ? current.startsAt : new Date(changes.startsAt),
+      endsAt: changes.endsAt === undefined ? current.endsAt : new Date(changes.endsAt),
+      timezone: current.timezone,
+      format: changes.format ?? current.format,
+      location: changes.location === undefined ? current.location : changes.location,
+      onlineUrl: changes.onlineUrl === undefined ? current.onlineUrl : changes.onlineUrl,
+      capacity: changes.capacity === undefined ? current.capacity : changes.capacity,
+      price: changes.price === undefined ? current.price : changes.price,
+      status: changes.status ?? current.status,
+      isPublic: changes.isPublic ?? current.isPublic,
+    },
+    changes.timezone,
+    problems,
+  );
+  if (problems.length > 0) throw new ValidationError('The event is not valid.', problems);
+  if (current.version !== expectedVersion) throw versionMismatch('event');
+  if (changes.status !== undefined && current.status === 'canceled') throw invalidTransition('canceled', `become ${changes.status}: a canceled event stays canceled`);
+  await db.transaction(async (trx) => {
+    await findEventRow(trx, siteId, eventId, true);
+    if (changes.slug !== undefined && changes.slug !== current.slug) await requireSlugFree(trx, siteId, changes.slug, eventId);
+    if (changes.capacity !== undefined && changes.capacity !== null) {
+      const live = (await liveRegistrationCounts(trx, [eventId])).get(eventId) ?? 0;
+      if (changes.capacity < live) {
+        throw new ConflictError(`The event has ${live} registrations that are not canceled; its capacity cannot be lower. Cancel registrations first.`, 'capacity_below_registrations');
+      }
+    }
+    const columns = fieldColumns(merged);
+    const touched = Object.fromEntries(Object.entries(columns).filter(([column]) => changedColumn(column, changes)));
+    try {
+      await updateVersionedRow(trx, 'events', { id: eventId, site_id: siteId }, expectedVersion, touched, { what: 'event', notFound: `This site has no event ${eventId}.` });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw slugTaken(merged.slug);
+      throw error;
+    }
+  });
+  return requireEvent(db, siteId, eventId);
+}
+
+const CHANGE_COLUMNS: Record<string, keyof EventChanges> = {
+  slug: 'slug',
+  title: 'title',
+  description: 'description',
+  starts_at: 'startsAt',
+  ends_at: 'endsAt',
+  timezone: 'timezone',
+  format: 'format',
+  location: 'location',
+  online_url: 'onlineUrl',
+  capacity: 'capacity',
+  price_amount: 'price',
+  price_currency: 'price',
+  status: 'status',
+  is_public: 'isPublic',
+};
+
+/** Only the columns of members present in the patch are written (an empty patch writes nothing). */
+function changedColumn(column: string, changes: EventChanges): boolean {
+  const member = CHANGE_COLUMNS[column];
+  return member !== undefined && changes[member] !== undefined;
+}
+
+/** Cancels the event (status canceled); registrations stay as they are. 409 when it is already canceled. */
+export async function cancelEvent(db: Queryable, siteId: number, eventId: number): Promise<EventRecord> {
+  await requireEventRow(db, siteId, eventId);
+  const updated = await db('events')
+    .where({ id: eventId, site_id: siteId })
+    .whereNot('status', 'canceled')
+    .update({ status: 'canceled', version: db.raw('version + 1'), updated_at: new Date() });
+  if (updated === 0) {
+    await requireEventRow(db, siteId, eventId);
+    throw invalidTransition('canceled', 'be canceled again');
+  }
+  return requireEvent(db, siteId, eventId);
+}
+
+/** Deletes an event nobody registered for; otherwise 409 `event_has_registrations` (cancel it instead). */
+export async function deleteEvent(db: Queryable, siteId: number, eventId: number): Promise<void> {
+  await db.transaction(async (trx) => {
+    const row = await findEventRow(trx, siteId, eventId, true);
+    if (!row) throw eventNotFound(eventId);
+    const registrations = (await trx('event_registrations').where({ event_id: eventId }).count({ total: '*' })) as Array<{ total: number | string }>;
+    const total = Number(registrations[0]?.total ?? 0);
+    if (total > 0) {
+      throw new ConflictError(
+        `The event has ${total} registration${total === 1 ? '' : 's'} (members' history, canceled ones included), so it cannot be deleted. Cancel the event instead (POST /events/${eventId}/cancel): its registrations are kept.`,
+        'event_has_registrations',
+      );
+    }
+    await trx('events').where({ id: eventId, site_id: siteId }).delete();
+  });
+}
