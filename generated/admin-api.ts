@@ -1241,6 +1241,415 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/school/appearance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the site's appearance
+         * @description Returns the site's branding. A site that never changed it has the defaults (every value
+         *     `null`: the theme's own colours and images, no custom CSS), shown with `customized: false`
+         *     and the `ETag` `"v0"`. The `ETag` response header is the value to send as `If-Match` in
+         *     `updateAppearance`.
+         */
+        get: operations["getAppearance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update the site's appearance
+         * @description JSON Merge Patch (RFC 7396) of the branding: `primaryColor` and `accentColor` as `#rrggbb`,
+         *     `logoUrl`, `faviconUrl` and `coverImageUrl` as `https` URLs, `customCss` up to 16383
+         *     characters; `null` goes back to the default. Custom CSS is embedded in a `<style>`
+         *     element, so it may not contain `</style` (400). Requires `If-Match` with the current
+         *     `ETag` (412 on mismatch, 428 when missing); the first change of a site that still has the
+         *     defaults is based on `"v0"`, and of two first changes based on it one wins and the other
+         *     gets 412.
+         */
+        patch: operations["updateAppearance"];
+        trace?: never;
+    };
+    "/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List posts
+         * @description Lists the site's blog posts, drafts included, one page at a time (newest first by
+         *     default). Filter by `status` and search with `q` (a case-insensitive substring of the
+         *     title or the body). `sort=publishedAt` and `sort=-publishedAt` need `status=published`
+         *     (drafts that were never published have no publication time): without it, 400. Pass the
+         *     previous page's `nextCursor` as `cursor`, keeping `sort` and the filters unchanged.
+         */
+        get: operations["listPosts"];
+        put?: never;
+        /**
+         * Create a post
+         * @description Creates a draft post (publish it with `publishPost`). `slug` is unique among the site's
+         *     posts (409 `slug_taken`). `authorUserId` defaults to the operator calling; another author
+         *     must be a user with a role at this site (400 at `/authorUserId` otherwise).
+         */
+        post: operations["createPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{postId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The post's `id`. */
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a post
+         * @description Returns one post. The `ETag` response header is the value to send as `If-Match` in `updatePost`.
+         */
+        get: operations["getPost"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a post
+         * @description Deletes a post. A post that members have commented on is refused with 409
+         *     `post_has_comments` (the comments belong to their authors): unpublish it instead.
+         */
+        delete: operations["deletePost"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a post
+         * @description JSON Merge Patch (RFC 7396) of `slug`, `title`, `body` and `authorUserId` (`null` leaves
+         *     the post without an author). The status changes only through `publishPost` and
+         *     `unpublishPost`. A slug another post of the site has: 409 `slug_taken`. Changing the slug
+         *     of a published post changes its public URL. Requires `If-Match` with the current `ETag`
+         *     (412 on mismatch, 428 when missing).
+         */
+        patch: operations["updatePost"];
+        trace?: never;
+    };
+    "/posts/{postId}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The post's `id`. */
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a post
+         * @description Makes a draft post public. `publishedAt` is set the first time a post is published and
+         *     kept when it is unpublished and published again. A post that is already published: 409
+         *     `invalid_state_transition`. No request body.
+         */
+        post: operations["publishPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{postId}/unpublish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The post's `id`. */
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unpublish a post
+         * @description Takes a published post back to draft; it keeps its `publishedAt` and its comments. A
+         *     draft: 409 `invalid_state_transition`. No request body.
+         */
+        post: operations["unpublishPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List pages
+         * @description Lists the site's static pages, drafts included, one page at a time (newest first by
+         *     default). Filter by `status` and search with `q` (a case-insensitive substring of the
+         *     title or the body). Pass the previous page's `nextCursor` as `cursor`, keeping `sort` and
+         *     the filters unchanged.
+         */
+        get: operations["listPages"];
+        put?: never;
+        /**
+         * Create a page
+         * @description Creates a static page, a draft unless `status` says `published`. `slug` is unique among
+         *     the site's pages (409 `slug_taken`).
+         */
+        post: operations["createPage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pages/{pageId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The page's `id`. */
+                pageId: components["parameters"]["PageId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a page
+         * @description Returns one static page. The `ETag` response header is the value to send as `If-Match` in `updatePage`.
+         */
+        get: operations["getPage"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a page
+         * @description Deletes a static page. Nothing else refers to pages, so the delete is never refused.
+         */
+        delete: operations["deletePage"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a page
+         * @description JSON Merge Patch (RFC 7396) of `slug`, `title`, `body` and `status` (`draft` hides the
+         *     page, `published` shows it). A slug another page of the site has: 409 `slug_taken`.
+         *     Requires `If-Match` with the current `ETag` (412 on mismatch, 428 when missing).
+         */
+        patch: operations["updatePage"];
+        trace?: never;
+    };
+    "/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List comments
+         * @description Lists members' comments on the site's courses, lectures and posts, hidden ones included,
+         *     newest first by default, each with its author. Filter by target (`targetKind`, and
+         *     `targetId` for one course, lecture or post), by `state` and by author (`userId`).
+         */
+        get: operations["listComments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/comments/{commentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The comment's `id`. */
+                commentId: components["parameters"]["CommentId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a comment
+         * @description Returns one comment with its author.
+         */
+        get: operations["getComment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/forms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List forms
+         * @description Lists the site's forms with their fields and how many responses each has received, newest first by default.
+         */
+        get: operations["listForms"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/forms/{formId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The form's `id`. */
+                formId: components["parameters"]["FormId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a form
+         * @description Returns one form with its fields and its response count.
+         */
+        get: operations["getForm"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/forms/{formId}/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The form's `id`. */
+                formId: components["parameters"]["FormId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a form's responses
+         * @description Lists the responses submitted to one form, newest first by default, each with its answers
+         *     (in the order of the form's fields, then any answer to a field the form no longer has)
+         *     and its respondent (`null` for an anonymous response or a deleted account).
+         */
+        get: operations["listFormResponses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/storage/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List upload slots
+         * @description Lists the site's upload slots, newest first by default. Filter by `state`; a pending slot
+         *     whose `expiresAt` has passed is listed as `expired`.
+         */
+        get: operations["listStorageUploads"];
+        put?: never;
+        /**
+         * Create an upload slot
+         * @description Reserves a slot for one file of `sizeBytes` bytes (at most 8 MiB) of an allowed
+         *     `contentType` (images, PDF, audio, video, ZIP, plain text, CSV, Markdown; SVG is not
+         *     accepted because it can carry scripts). The answer gives a random, site-scoped
+         *     `objectKey` (only the file name's extension, sanitised, comes from the request) and the
+         *     `uploadUrl` to `PUT` the bytes to (`uploadStorageContent`) before `expiresAt`, 15 minutes
+         *     from now.
+         */
+        post: operations["createStorageUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/storage/uploads/{uploadId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The upload slot's `id`. */
+                uploadId: components["parameters"]["UploadId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an upload slot
+         * @description Returns one upload slot and its state (`pending`, `uploaded`, or `expired` once a pending slot's `expiresAt` has passed).
+         */
+        get: operations["getStorageUpload"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an upload slot
+         * @description Deletes the slot in any state and, once uploaded, its stored bytes: its `objectKey` no
+         *     longer resolves. Nothing checks whether the object is still linked from content (e.g. an
+         *     appearance `logoUrl`): remove such links first.
+         */
+        delete: operations["deleteStorageUpload"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/storage/uploads/{uploadId}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The upload slot's `id`. */
+                uploadId: components["parameters"]["UploadId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload the bytes of a slot
+         * @description The slot's `uploadUrl`: the request body is the file itself, sent with the slot's
+         *     `contentType` as `Content-Type` (another allowed type: 415) and exactly `sizeBytes` bytes
+         *     (400 otherwise). The bytes are stored in the database, so every server instance serves
+         *     the same object. Answers the slot, now `uploaded`. After `expiresAt`: 409
+         *     `upload_expired` (create a new slot); a slot that already has its bytes: 409
+         *     `upload_already_completed` (of two concurrent uploads one wins).
+         */
+        put: operations["uploadStorageContent"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2714,6 +3123,374 @@ export interface components {
             /** @description Why the meeting is canceled. */
             reason?: string;
         };
+        /** @description The site's branding. `null` values use the theme's defaults. */
+        Appearance: {
+            /** @description Primary colour as a CSS hex colour (`#1f3a5f`), or `null` for the default. */
+            primaryColor: string | null;
+            /** @description Accent colour as a CSS hex colour, or `null` for the default. */
+            accentColor: string | null;
+            /** @description URL of the logo image, or `null`. */
+            logoUrl: string | null;
+            /** @description URL of the favicon, or `null`. */
+            faviconUrl: string | null;
+            /** @description URL of the cover image, or `null`. */
+            coverImageUrl: string | null;
+            /** @description CSS added to every page of the site, or `null`. */
+            customCss: string | null;
+            /** @description `false` while the site has never changed its appearance (the defaults, `ETag` `"v0"`). */
+            customized: boolean;
+            /**
+             * Format: date-time
+             * @description When the appearance was first changed; while it has the defaults, when the site was created.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the appearance last changed; while it has the defaults, when the site was created.
+             */
+            updatedAt: string;
+        };
+        /** @description A JSON Merge Patch of the appearance; `null` goes back to the default. */
+        AppearanceUpdate: {
+            /** @description `#rrggbb`, or `null`. */
+            primaryColor?: string | null;
+            /** @description `#rrggbb`, or `null`. */
+            accentColor?: string | null;
+            /** @description An `https` URL, or `null`. */
+            logoUrl?: string | null;
+            /** @description An `https` URL, or `null`. */
+            faviconUrl?: string | null;
+            /** @description An `https` URL, or `null`. */
+            coverImageUrl?: string | null;
+            /** @description CSS, at most 16383 characters and without `</style`, or `null`. */
+            customCss?: string | null;
+        };
+        /**
+         * @description `draft` (not shown on the site) or `published`.
+         * @enum {string}
+         */
+        ContentStatus: "draft" | "published";
+        /** @description A user account of the site, by id and display name. */
+        ContentUser: {
+            /** @description The user's id. */
+            id: number;
+            /** @description The user's display name. */
+            name: string;
+        };
+        /** @description A blog post. */
+        Post: {
+            /** @description The post's id. */
+            id: number;
+            /** @description URL slug, unique among the site's posts. */
+            slug: string;
+            /** @description Title. */
+            title: string;
+            /** @description Body (Markdown). */
+            body: string;
+            status: components["schemas"]["ContentStatus"];
+            /** @description The author, or `null` (none given, or the account was deleted). */
+            author: components["schemas"]["ContentUser"] | null;
+            /** @description When the post was first published, or `null` if it never was. Kept when it is unpublished. */
+            publishedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the post was created.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the post last changed.
+             */
+            updatedAt: string;
+        };
+        /** @description A new post; it starts as a draft. */
+        PostCreate: {
+            /** @description Lower-case letters, digits and single hyphens; unique among the site's posts. */
+            slug: string;
+            /** @description Title. */
+            title: string;
+            /** @description Body (Markdown). */
+            body: string;
+            /** @description The author, a user with a role at this site. Default the operator calling. */
+            authorUserId?: number;
+        };
+        /** @description A JSON Merge Patch of a post. */
+        PostUpdate: {
+            /** @description Lower-case letters, digits and single hyphens; unique among the site's posts. */
+            slug?: string;
+            /** @description Title. */
+            title?: string;
+            /** @description Body (Markdown). */
+            body?: string;
+            /** @description The author, a user with a role at this site, or `null` for none. */
+            authorUserId?: number | null;
+        };
+        /**
+         * @description Sort order of posts; a leading `-` sorts descending. `publishedAt` needs `status=published`.
+         * @enum {string}
+         */
+        PostSort: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "publishedAt" | "-publishedAt" | "title" | "-title";
+        /** @description One page of posts. */
+        PostList: {
+            /** @description The posts of this page. */
+            data: components["schemas"]["Post"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description A static page. */
+        Page: {
+            /** @description The page's id. */
+            id: number;
+            /** @description URL slug, unique among the site's pages. */
+            slug: string;
+            /** @description Title. */
+            title: string;
+            /** @description Body (Markdown). */
+            body: string;
+            status: components["schemas"]["ContentStatus"];
+            /**
+             * Format: date-time
+             * @description When the page was created.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the page last changed.
+             */
+            updatedAt: string;
+        };
+        /** @description A new static page. */
+        PageCreate: {
+            /** @description Lower-case letters, digits and single hyphens; unique among the site's pages. */
+            slug: string;
+            /** @description Title. */
+            title: string;
+            /** @description Body (Markdown). */
+            body: string;
+            status?: components["schemas"]["ContentStatus"];
+        };
+        /** @description A JSON Merge Patch of a static page. */
+        PageUpdate: {
+            /** @description Lower-case letters, digits and single hyphens; unique among the site's pages. */
+            slug?: string;
+            /** @description Title. */
+            title?: string;
+            /** @description Body (Markdown). */
+            body?: string;
+            status?: components["schemas"]["ContentStatus"];
+        };
+        /**
+         * @description Sort order of pages; a leading `-` sorts descending.
+         * @enum {string}
+         */
+        PageSort: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "title" | "-title";
+        /** @description One page of static pages. */
+        PageList: {
+            /** @description The static pages of this page of results. */
+            data: components["schemas"]["Page"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description What a comment is on.
+         * @enum {string}
+         */
+        CommentTargetKind: "course" | "lecture" | "post";
+        /**
+         * @description `visible` on the site, or `hidden` by moderation.
+         * @enum {string}
+         */
+        CommentState: "visible" | "hidden";
+        /** @description A member's comment on a course, lecture or post. */
+        Comment: {
+            /** @description The comment's id. */
+            id: number;
+            targetKind: components["schemas"]["CommentTargetKind"];
+            /** @description The id of the course, lecture or post commented on. */
+            targetId: number;
+            /** @description The comment's text. */
+            body: string;
+            state: components["schemas"]["CommentState"];
+            author: components["schemas"]["ContentUser"];
+            /**
+             * Format: date-time
+             * @description When the comment was written.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the comment last changed.
+             */
+            updatedAt: string;
+        };
+        /**
+         * @description Sort order of comments; a leading `-` sorts descending.
+         * @enum {string}
+         */
+        CommentSort: "createdAt" | "-createdAt";
+        /** @description One page of comments. */
+        CommentList: {
+            /** @description The comments of this page. */
+            data: components["schemas"]["Comment"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description One field of a form. */
+        FormField: {
+            /** @description The field's key in the answers. */
+            name: string;
+            /** @description The label shown to respondents. */
+            label: string;
+            /** @description The kind of input (e.g. `text`, `email`, `textarea`, `select`, `checkbox`). */
+            type: string;
+            /** @description Whether an answer is required. */
+            required: boolean;
+        };
+        /** @description A form of the site. */
+        Form: {
+            /** @description The form's id. */
+            id: number;
+            /** @description Title. */
+            title: string;
+            /** @description The form's fields, in order. */
+            fields: components["schemas"]["FormField"][];
+            /** @description How many responses the form has received. */
+            responseCount: number;
+            /**
+             * Format: date-time
+             * @description When the form was created.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the form last changed.
+             */
+            updatedAt: string;
+        };
+        /**
+         * @description Sort order of forms; a leading `-` sorts descending.
+         * @enum {string}
+         */
+        FormSort: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "title" | "-title";
+        /** @description One page of forms. */
+        FormList: {
+            /** @description The forms of this page. */
+            data: components["schemas"]["Form"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description The answer to one field. */
+        FormAnswer: {
+            /** @description The field's key. */
+            name: string;
+            /** @description The field's label, or `null` when the form no longer has this field. */
+            label: string | null;
+            /** @description The answer as submitted; a field with several choices gives a list of strings; `null` when left empty. */
+            value: string | number | boolean | string[] | null;
+        };
+        /** @description One response submitted to a form. */
+        FormResponse: {
+            /** @description The response's id. */
+            id: number;
+            /** @description The form's id. */
+            formId: number;
+            /** @description Who responded, or `null` for an anonymous response or a deleted account. */
+            respondent: components["schemas"]["ContentUser"] | null;
+            /** @description The answers, in the order of the form's fields, then answers to fields the form no longer has. */
+            answers: components["schemas"]["FormAnswer"][];
+            /**
+             * Format: date-time
+             * @description When the response was submitted (responses are never changed afterwards).
+             */
+            submittedAt: string;
+        };
+        /**
+         * @description Sort order of responses; a leading `-` sorts descending.
+         * @enum {string}
+         */
+        FormResponseSort: "submittedAt" | "-submittedAt";
+        /** @description One page of a form's responses. */
+        FormResponseList: {
+            /** @description The responses of this page. */
+            data: components["schemas"]["FormResponse"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description The media types files may be uploaded as.
+         * @enum {string}
+         */
+        StorageContentType: "image/png" | "image/jpeg" | "image/gif" | "image/webp" | "image/avif" | "application/pdf" | "audio/mpeg" | "audio/mp4" | "audio/ogg" | "audio/wav" | "audio/webm" | "video/mp4" | "video/webm" | "video/quicktime" | "application/zip" | "text/plain" | "text/csv" | "text/markdown";
+        /**
+         * @description `pending` until the bytes arrive, then `uploaded`; a pending slot past its `expiresAt` is `expired`.
+         * @enum {string}
+         */
+        StorageUploadState: "pending" | "uploaded" | "expired";
+        /** @description An upload slot and the object it stores. */
+        StorageUpload: {
+            /** @description The slot's id. */
+            id: number;
+            /** @description The object's key in the site's storage, `sites/<siteId>/uploads/<random>[.<ext>]`. */
+            objectKey: string;
+            /** @description The file name given when the slot was created (informational), or `null`. */
+            filename: string | null;
+            contentType: components["schemas"]["StorageContentType"];
+            /** @description The exact size of the file in bytes. */
+            sizeBytes: number;
+            state: components["schemas"]["StorageUploadState"];
+            /**
+             * Format: uri
+             * @description Where to send the bytes (`uploadStorageContent`), with the bearer token and `Content-Type` set to `contentType`.
+             */
+            uploadUrl: string;
+            /**
+             * @description The HTTP method for `uploadUrl`.
+             * @enum {string}
+             */
+            uploadMethod: "PUT";
+            /**
+             * Format: date-time
+             * @description The bytes must arrive before this time.
+             */
+            expiresAt: string;
+            /** @description When the bytes arrived, or `null`. */
+            uploadedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the slot was created.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the slot last changed.
+             */
+            updatedAt: string;
+        };
+        /** @description The file a slot is for. */
+        StorageUploadCreate: {
+            /** @description The file's name. Only its extension (letters and digits, up to 10) is used in the `objectKey`. */
+            filename: string;
+            contentType: components["schemas"]["StorageContentType"];
+            /** @description The exact size of the file in bytes, at most 8 MiB (8388608). */
+            sizeBytes: number;
+        };
+        /**
+         * @description Sort order of upload slots; a leading `-` sorts descending.
+         * @enum {string}
+         */
+        StorageUploadSort: "createdAt" | "-createdAt";
+        /** @description One page of upload slots. */
+        StorageUploadList: {
+            /** @description The slots of this page. */
+            data: components["schemas"]["StorageUpload"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * Format: binary
+         * @description The file's bytes.
+         */
+        StorageUploadBytes: string;
         /** @description RFC 9457 problem details. */
         Problem: {
             /**
@@ -3106,6 +3883,42 @@ export interface components {
         MeetingKindFilter: components["schemas"]["MeetingKind"];
         /** @description Only meetings in this state. */
         MeetingStateFilter: components["schemas"]["MeetingState"];
+        /** @description The post's `id`. */
+        PostId: number;
+        /** @description The page's `id`. */
+        PageId: number;
+        /** @description The comment's `id`. */
+        CommentId: number;
+        /** @description The form's `id`. */
+        FormId: number;
+        /** @description The upload slot's `id`. */
+        UploadId: number;
+        /** @description Only drafts or only published ones. */
+        ContentStatusFilter: components["schemas"]["ContentStatus"];
+        /** @description Only those whose title or body contains this text, ignoring case. */
+        ContentSearchFilter: string;
+        /** @description Sort order; a leading `-` sorts descending. Default `-createdAt`. Ties are broken by creation order, in the same direction. `publishedAt` needs `status=published`. */
+        PostSortParam: components["schemas"]["PostSort"];
+        /** @description Sort order; a leading `-` sorts descending. Default `-createdAt`. Ties are broken by creation order, in the same direction. */
+        PageSortParam: components["schemas"]["PageSort"];
+        /** @description Sort order; a leading `-` sorts descending. Default `-createdAt`. Ties are broken by creation order, in the same direction. */
+        CommentSortParam: components["schemas"]["CommentSort"];
+        /** @description Only comments on this kind of target. */
+        CommentTargetKindFilter: components["schemas"]["CommentTargetKind"];
+        /** @description Only comments on the target with this id (with `targetKind`, one course, lecture or post). */
+        CommentTargetIdFilter: number;
+        /** @description Only visible or only hidden comments. */
+        CommentStateFilter: components["schemas"]["CommentState"];
+        /** @description Only comments written by this user. */
+        CommentUserIdFilter: number;
+        /** @description Sort order; a leading `-` sorts descending. Default `-createdAt`. Ties are broken by creation order, in the same direction. */
+        FormSortParam: components["schemas"]["FormSort"];
+        /** @description Sort order; a leading `-` sorts descending. Default `-submittedAt` (newest first). Ties are broken by creation order, in the same direction. */
+        FormResponseSortParam: components["schemas"]["FormResponseSort"];
+        /** @description Sort order; a leading `-` sorts descending. Default `-createdAt`. Ties are broken by creation order, in the same direction. */
+        StorageUploadSortParam: components["schemas"]["StorageUploadSort"];
+        /** @description Only slots in this state (`expired` includes pending slots whose `expiresAt` has passed). */
+        StorageUploadStateFilter: components["schemas"]["StorageUploadState"];
     };
     requestBodies: never;
     headers: {
@@ -5606,6 +6419,778 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["MeetingConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getAppearance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The site's appearance. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Appearance"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    updateAppearance: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The `ETag` of the representation the change is based on, exactly as the API returned it
+                 *     (one strong entity tag; `*` and lists are not accepted). A different current ETag answers
+                 *     412 `precondition_failed`. A request without this header answers 428
+                 *     `precondition_required` (not 400).
+                 */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["AppearanceUpdate"];
+                "application/json": components["schemas"]["AppearanceUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated appearance. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Appearance"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            428: components["responses"]["PreconditionRequired"];
+        };
+    };
+    listPosts: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. Default `-createdAt`. Ties are broken by creation order, in the same direction. `publishedAt` needs `status=published`. */
+                sort?: components["parameters"]["PostSortParam"];
+                /** @description Only drafts or only published ones. */
+                status?: components["parameters"]["ContentStatusFilter"];
+                /** @description Only those whose title or body contains this text, ignoring case. */
+                q?: components["parameters"]["ContentSearchFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of posts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostCreate"];
+            };
+        };
+        responses: {
+            /** @description The post was created as a draft. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Post"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The post's `id`. */
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The post. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Post"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deletePost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The post's `id`. */
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The post was deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    updatePost: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The `ETag` of the representation the change is based on, exactly as the API returned it
+                 *     (one strong entity tag; `*` and lists are not accepted). A different current ETag answers
+                 *     412 `precondition_failed`. A request without this header answers 428
+                 *     `precondition_required` (not 400).
+                 */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The post's `id`. */
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["PostUpdate"];
+                "application/json": components["schemas"]["PostUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated post. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Post"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            428: components["responses"]["PreconditionRequired"];
+        };
+    };
+    publishPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The post's `id`. */
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The published post. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Post"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    unpublishPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The post's `id`. */
+                postId: components["parameters"]["PostId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The post, now a draft. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Post"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    listPages: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. Default `-createdAt`. Ties are broken by creation order, in the same direction. */
+                sort?: components["parameters"]["PageSortParam"];
+                /** @description Only drafts or only published ones. */
+                status?: components["parameters"]["ContentStatusFilter"];
+                /** @description Only those whose title or body contains this text, ignoring case. */
+                q?: components["parameters"]["ContentSearchFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of pages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PageCreate"];
+            };
+        };
+        responses: {
+            /** @description The page was created. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The page's `id`. */
+                pageId: components["parameters"]["PageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deletePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The page's `id`. */
+                pageId: components["parameters"]["PageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page was deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updatePage: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The `ETag` of the representation the change is based on, exactly as the API returned it
+                 *     (one strong entity tag; `*` and lists are not accepted). A different current ETag answers
+                 *     412 `precondition_failed`. A request without this header answers 428
+                 *     `precondition_required` (not 400).
+                 */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The page's `id`. */
+                pageId: components["parameters"]["PageId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["PageUpdate"];
+                "application/json": components["schemas"]["PageUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated page. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            428: components["responses"]["PreconditionRequired"];
+        };
+    };
+    listComments: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. Default `-createdAt`. Ties are broken by creation order, in the same direction. */
+                sort?: components["parameters"]["CommentSortParam"];
+                /** @description Only comments on this kind of target. */
+                targetKind?: components["parameters"]["CommentTargetKindFilter"];
+                /** @description Only comments on the target with this id (with `targetKind`, one course, lecture or post). */
+                targetId?: components["parameters"]["CommentTargetIdFilter"];
+                /** @description Only visible or only hidden comments. */
+                state?: components["parameters"]["CommentStateFilter"];
+                /** @description Only comments written by this user. */
+                userId?: components["parameters"]["CommentUserIdFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of comments. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The comment's `id`. */
+                commentId: components["parameters"]["CommentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The comment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Comment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listForms: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. Default `-createdAt`. Ties are broken by creation order, in the same direction. */
+                sort?: components["parameters"]["FormSortParam"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of forms. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The form's `id`. */
+                formId: components["parameters"]["FormId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The form. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Form"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listFormResponses: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. Default `-submittedAt` (newest first). Ties are broken by creation order, in the same direction. */
+                sort?: components["parameters"]["FormResponseSortParam"];
+            };
+            header?: never;
+            path: {
+                /** @description The form's `id`. */
+                formId: components["parameters"]["FormId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of responses. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormResponseList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listStorageUploads: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. Default `-createdAt`. Ties are broken by creation order, in the same direction. */
+                sort?: components["parameters"]["StorageUploadSortParam"];
+                /** @description Only slots in this state (`expired` includes pending slots whose `expiresAt` has passed). */
+                state?: components["parameters"]["StorageUploadStateFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of upload slots. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageUploadList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createStorageUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StorageUploadCreate"];
+            };
+        };
+        responses: {
+            /** @description The slot was created, `pending` until its bytes arrive. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageUpload"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getStorageUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The upload slot's `id`. */
+                uploadId: components["parameters"]["UploadId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload slot. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageUpload"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteStorageUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The upload slot's `id`. */
+                uploadId: components["parameters"]["UploadId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The slot and its bytes were deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    uploadStorageContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The upload slot's `id`. */
+                uploadId: components["parameters"]["UploadId"];
+            };
+            cookie?: never;
+        };
+        /** @description The file's bytes, in the slot's `contentType`. */
+        requestBody: {
+            content: {
+                "image/png": components["schemas"]["StorageUploadBytes"];
+                "image/jpeg": components["schemas"]["StorageUploadBytes"];
+                "image/gif": components["schemas"]["StorageUploadBytes"];
+                "image/webp": components["schemas"]["StorageUploadBytes"];
+                "image/avif": components["schemas"]["StorageUploadBytes"];
+                "application/pdf": components["schemas"]["StorageUploadBytes"];
+                "audio/mpeg": components["schemas"]["StorageUploadBytes"];
+                "audio/mp4": components["schemas"]["StorageUploadBytes"];
+                "audio/ogg": components["schemas"]["StorageUploadBytes"];
+                "audio/wav": components["schemas"]["StorageUploadBytes"];
+                "audio/webm": components["schemas"]["StorageUploadBytes"];
+                "video/mp4": components["schemas"]["StorageUploadBytes"];
+                "video/webm": components["schemas"]["StorageUploadBytes"];
+                "video/quicktime": components["schemas"]["StorageUploadBytes"];
+                "application/zip": components["schemas"]["StorageUploadBytes"];
+                "text/plain": components["schemas"]["StorageUploadBytes"];
+                "text/csv": components["schemas"]["StorageUploadBytes"];
+                "text/markdown": components["schemas"]["StorageUploadBytes"];
+            };
+        };
+        responses: {
+            /** @description The bytes were stored; the slot is `uploaded`. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageUpload"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             415: components["responses"]["UnsupportedMediaType"];
         };
     };

@@ -6,6 +6,7 @@ import { AdminProblem, InvalidRequestProblem, UnsupportedMediaTypeProblem } from
  * The request body of an admin operation. It is read before routing but judged only after authentication (so a
  * request without a token gets 401 whatever its body): the media type must be one the operation lists
  * (`application/json`, and `application/merge-patch+json` for PATCH), else 415; malformed JSON is 400 at pointer "".
+ * Only JSON is read here; another media type an operation declares is left for its handler (see acceptedBody).
  */
 export type RequestBodyState =
   | { kind: 'none' }
@@ -57,6 +58,9 @@ export function acceptedBody(state: RequestBodyState, mediaTypes: readonly strin
   if (state.kind === 'none') return undefined;
   if (mediaTypes.length === 0) throw new InvalidRequestProblem('This operation takes no request body.', [{ pointer: '', message: 'must be empty' }]);
   if (state.kind === 'too_large') throw new AdminProblem(413, 'request_too_large', `The request body is larger than ${MAX_BODY}.`);
+  // A non-JSON body in a media type the operation declares (the bytes of a storage upload) is left unread here: the
+  // operation's handler streams it from ctx.req itself, with its own size limit, after authentication and routing.
+  if (state.kind === 'unsupported' && mediaTypes.includes(state.mediaType)) return undefined;
   if (state.kind === 'unsupported' || !mediaTypes.includes(state.mediaType)) throw new UnsupportedMediaTypeProblem(mediaTypes, method);
   if (state.kind === 'malformed') throw new InvalidRequestProblem('The request body is not valid JSON.', [{ pointer: '', message: `is not a JSON object: ${state.message}` }]);
   return state.value;
