@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
 import { adminInterface, openapiDocument, OPENAPI_DOCUMENT_PATH } from './admin/index.js';
 import { agentGuideEndpoint, AGENT_GUIDE_PATH } from './agent-guide/endpoint.js';
+import { docsRoutes } from './docs/routes.js';
 import { memberGraphqlEndpoint, memberGraphqlPath } from './graphql/endpoint.js';
 import { errorHandling } from './http/errors.js';
 import { healthCheck } from './http/health.js';
@@ -48,6 +49,7 @@ export function createApp(services: Services): Koa<RequestState> {
   const siteRoutes = new Router<SiteState>();
   siteRoutes.get('/', homePage(config.variant));
   siteRoutes.get(OPENAPI_DOCUMENT_PATH, openapiDocument());
+  siteRoutes.use(docsRoutes(services).routes());
   siteRoutes.use(oauthRoutes(services).routes());
   const graphql = memberGraphqlEndpoint(services);
   siteRoutes.get(graphqlPath, graphql);

@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { DOCS_PATHS } from '../docs/paths.js';
 import { memberGraphqlPath } from '../graphql/endpoint.js';
 import type { SiteState } from '../http/state.js';
 import { MCP_PATH } from '../mcp/endpoint.js';
@@ -15,8 +16,8 @@ export const ADMIN_API_CONTRACT_PATH = '/openapi.json';
 /**
  * GET /auth.md: the agent guide of the request's site, written on each request from the same metadata builders the
  * discovery documents use, the MCP tool registry and the site's settings, so it cannot drift from what the site
- * serves. `serves(path)` tells whether the application routes a GET to a path (the admin API's contract is named
- * only once it is served).
+ * serves. `serves(path)` tells whether the application routes a GET to a path (the admin API's contract and the
+ * HTML API reference are named only once they are served).
  */
 export function agentGuideEndpoint(services: Services, serves: (path: string) => boolean): Middleware<SiteState> {
   const { variant } = services.config;
@@ -38,6 +39,7 @@ export function agentGuideEndpoint(services: Services, serves: (path: string) =>
       tools: toolsOfVariant(variant),
       memberGraphqlUrl: siteUrl(origin, memberGraphqlPath(variant)),
       adminApiContractUrl: serves(ADMIN_API_CONTRACT_PATH) ? siteUrl(origin, ADMIN_API_CONTRACT_PATH) : null,
+      apiReferenceUrl: serves(DOCS_PATHS.index) ? siteUrl(origin, DOCS_PATHS.index) : null,
     });
   };
 }

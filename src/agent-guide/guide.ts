@@ -27,6 +27,8 @@ export interface GuideInputs {
   memberGraphqlUrl: string;
   /** The admin API's OpenAPI document, when this deployment serves it; null otherwise. */
   adminApiContractUrl: string | null;
+  /** The HTML API reference (/docs), when this deployment serves it; null otherwise. */
+  apiReferenceUrl: string | null;
 }
 
 function text(metadata: Record<string, unknown>, field: string): string | null {
@@ -99,6 +101,7 @@ export function renderAgentGuide(inputs: GuideInputs): string {
     ['MCP endpoint (Streamable HTTP, POST)', inputs.mcpUrl],
     ['Member GraphQL API (POST, JSON)', inputs.memberGraphqlUrl],
     ...(inputs.adminApiContractUrl ? [['Admin API contract (OpenAPI)', inputs.adminApiContractUrl]] : []),
+    ...(inputs.apiReferenceUrl ? [['API reference for people (HTML): the admin and member APIs', inputs.apiReferenceUrl]] : []),
   ];
 
   const lines: string[] = [];

@@ -12,6 +12,7 @@ export function homePage(variant: Variant): Middleware<SiteState> {
       ['/.well-known/oauth-authorization-server', 'OAuth 2.0 authorization server metadata'],
       ['/.well-known/oauth-protected-resource', 'Protected resource metadata'],
       ['/.well-known/openid-configuration', 'OpenID Connect discovery'],
+      ['/docs', 'API reference (admin and member APIs)'],
       ['/openapi.json', 'Admin API contract (OpenAPI)'],
       ['/auth.md', 'Guide for agents'],
     ];

@@ -1,0 +1,28 @@
+import Router from '@koa/router';
+import type { SiteState } from '../http/state.js';
+import type { Services } from '../services.js';
+import { adminApiPage } from './admin-api-page.js';
+import { docsAssets } from './assets.js';
+import { docsIndexPage } from './index-page.js';
+import { memberApiPage } from './member-api-page.js';
+import { oauth2RedirectPage } from './oauth2-redirect-page.js';
+import { DOCS_PATHS } from './paths.js';
+
+export { DOCS_PATHS } from './paths.js';
+
+/**
+ * The reference pages of a site, public like the documents they render: /docs (index), /docs/admin-api (Swagger UI
+ * over /openapi.json, with its OAuth redirect page /docs/oauth2-redirect.html), /docs/member-api (the GraphQL schema
+ * of this process's variant) and /docs/assets/:name.
+ */
+export function docsRoutes(services: Services): Router<SiteState> {
+  const { variant } = services.config;
+  const assets = docsAssets();
+  const router = new Router<SiteState>();
+  router.get(DOCS_PATHS.index, docsIndexPage(variant));
+  router.get(DOCS_PATHS.adminApi, adminApiPage(assets));
+  router.get(DOCS_PATHS.memberApi, memberApiPage(variant));
+  router.get(DOCS_PATHS.oauth2Redirect, oauth2RedirectPage(assets));
+  router.get(`${DOCS_PATHS.assets}/:name`, assets.handler);
+  return router;
+}
