@@ -7,7 +7,7 @@ import { validate, compileErrors } from '@readme/openapi-parser';
 import { expect } from 'chai';
 import { readContract, readOperationPolicies } from '../src/admin/contract.js';
 import { ADMIN_HANDLERS } from '../src/admin/handlers/index.js';
-import { isScope } from '../src/clients/scopes.js';
+import { IDENTITY_SCOPES, isScope, scopesForAudience } from '../src/clients/scopes.js';
 import { PROJECT_ROOT } from '../src/shared/paths.js';
 import { createSite } from '../src/sites/sites.js';
 import { AdminApi } from './support/admin.js';
@@ -63,6 +63,13 @@ describe('admin API contract (openapi/admin.yaml)', () => {
       'rotateOAuthApplicationSecret',
       'reviewOAuthApplication',
     ]);
+  });
+
+  it('gates at least one operation with every operator scope of the spec table (issue 6)', () => {
+    const gated = new Set([...readOperationPolicies(readContract()).values()].map((policy) => policy.scope));
+    const operatorScopes = scopesForAudience('operator').filter((scope) => !IDENTITY_SCOPES.includes(scope));
+    expect(operatorScopes).to.have.length(33);
+    expect(operatorScopes.filter((scope) => !gated.has(scope)), 'scopes no operation needs').to.deep.equal([]);
   });
 
   it('refuses to start with an operation that needs no scope', () => {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { canonicalTimeZone } from '../admin/handlers/school/update-school.js';
+import { canonicalTimeZone } from '../shared/time.js';
 import type { Database } from '../db/connection.js';
 import type { FieldProblem } from '../shared/errors.js';
 

@@ -6,3 +6,12 @@ export function dateTime(date: Date): string {
 export function optionalDateTime(date: Date | null): string | null {
   return date === null ? null : dateTime(date);
 }
+
+/** The IANA name as the runtime spells it (`asia/taipei` → `Asia/Taipei`), or null when it knows no such zone. */
+export function canonicalTimeZone(name: string): string | null {
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}

@@ -3,7 +3,7 @@ import type { AdminHandler } from '../../api/types.js';
 
 /** DELETE /consulting-services/{serviceId}/slots/{slotId} (events:write): its meetings stay, with slotId null. */
 export const deleteConsultingSlot: AdminHandler<'deleteConsultingSlot'> = async ({ db, site, path, log }) => {
-  const { detachedMeetings } = await deleteSlot(db, site.id, Number(path.serviceId), Number(path.slotId));
-  log.info({ event: 'consulting_slot_deleted', serviceId: Number(path.serviceId), slotId: Number(path.slotId), detachedMeetings }, 'Consulting slot deleted');
+  const { detachedMeetings } = await deleteSlot(db, site.id, path.serviceId, path.slotId);
+  log.info({ event: 'consulting_slot_deleted', serviceId: path.serviceId, slotId: path.slotId, detachedMeetings }, 'Consulting slot deleted');
   return { status: 204 };
 };

@@ -5,6 +5,6 @@ import { slotRepresentation } from './representation.js';
 
 /** GET /consulting-services/{serviceId}/slots/{slotId} (events:read): one slot, with its ETag. */
 export const getConsultingSlot: AdminHandler<'getConsultingSlot'> = async ({ db, site, path }) => {
-  const slot = await requireSlot(db, site.id, Number(path.serviceId), Number(path.slotId));
+  const slot = await requireSlot(db, site.id, path.serviceId, path.slotId);
   return { status: 200, body: slotRepresentation(slot), headers: { ETag: etagOf(slot.version) } };
 };

@@ -4,6 +4,6 @@ import { slotRepresentation } from './representation.js';
 
 /** GET /consulting-services/{serviceId}/slots (events:read): one keyset page of the service's weekly slots. */
 export const listConsultingSlots: AdminHandler<'listConsultingSlots'> = async ({ db, site, path, query }) => {
-  const page = await listSlots(db, site.id, Number(path.serviceId), query);
+  const page = await listSlots(db, site.id, path.serviceId, query);
   return { status: 200, body: { data: page.slots.map(slotRepresentation), nextCursor: page.nextCursor } };
 };

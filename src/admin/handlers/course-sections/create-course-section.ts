@@ -5,6 +5,6 @@ import { sectionRepresentation, sectionUrl } from './representation.js';
 
 /** POST /courses/{courseId}/sections (curriculum:write): a new section, last or at `position`. */
 export const createCourseSection: AdminHandler<'createCourseSection'> = async ({ db, site, baseUrl, path, body }) => {
-  const section = await createSection(db, site.id, Number(path.courseId), { title: body.title, position: body.position });
+  const section = await createSection(db, site.id, path.courseId, { title: body.title, position: body.position });
   return { status: 201, body: sectionRepresentation(section), headers: { ETag: etagOf(section.version), Location: sectionUrl(baseUrl, section) } };
 };

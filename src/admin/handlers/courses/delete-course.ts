@@ -3,7 +3,7 @@ import type { AdminHandler } from '../../api/types.js';
 
 /** DELETE /courses/{courseId} (courses:write): the course and its curriculum; 409 while enrollments or orders refer to it. */
 export const deleteCourse: AdminHandler<'deleteCourse'> = async ({ db, site, path, log }) => {
-  await deleteSiteCourse(db, site.id, Number(path.courseId));
-  log.info({ event: 'course_deleted', courseId: Number(path.courseId) }, 'course deleted');
+  await deleteSiteCourse(db, site.id, path.courseId);
+  log.info({ event: 'course_deleted', courseId: path.courseId }, 'course deleted');
   return { status: 204 };
 };

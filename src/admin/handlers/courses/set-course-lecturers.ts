@@ -5,6 +5,6 @@ import { courseRepresentation } from './representation.js';
 
 /** PUT /courses/{courseId}/lecturers (courses:write): the whole ordered list of the course's lecturers. */
 export const setCourseLecturers: AdminHandler<'setCourseLecturers'> = async ({ db, site, path, body }) => {
-  const course = await setLecturersOfCourse(db, site.id, Number(path.courseId), body.lecturerIds);
+  const course = await setLecturersOfCourse(db, site.id, path.courseId, body.lecturerIds);
   return { status: 200, body: courseRepresentation(course), headers: { ETag: etagOf(course.version) } };
 };

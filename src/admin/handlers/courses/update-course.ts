@@ -8,7 +8,7 @@ export const updateCourse: AdminHandler<'updateCourse'> = async ({ db, site, pat
   const course = await updateSiteCourse(
     db,
     site.id,
-    Number(path.courseId),
+    path.courseId,
     {
       ...(body.slug === undefined ? {} : { slug: body.slug }),
       ...(body.title === undefined ? {} : { title: body.title }),

@@ -4,7 +4,7 @@ import { lectureRepresentation } from '../lectures/representation.js';
 
 /** GET /courses/{courseId}/curriculum (curriculum:read): the whole syllabus tree in one answer. */
 export const getCourseCurriculum: AdminHandler<'getCourseCurriculum'> = async ({ db, site, path }) => {
-  const curriculum = await getCurriculum(db, site.id, Number(path.courseId));
+  const curriculum = await getCurriculum(db, site.id, path.courseId);
   return {
     status: 200,
     body: {

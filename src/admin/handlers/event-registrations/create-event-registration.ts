@@ -5,10 +5,10 @@ import { registrationRepresentation } from './representation.js';
 
 /** POST /events/{eventId}/registrations (events:write): registers a member of the site (409 already_registered, event_full, event_canceled). */
 export const createEventRegistration: AdminHandler<'createEventRegistration'> = async ({ db, site, baseUrl, path, body }) => {
-  const registration = await createRegistration(db, site.id, Number(path.eventId), body.userId);
+  const registration = await createRegistration(db, site.id, path.eventId, body.userId);
   return {
     status: 201,
     body: registrationRepresentation(registration),
-    headers: { ETag: etagOf(registration.version), Location: `${baseUrl}/events/${Number(path.eventId)}/registrations/${registration.id}` },
+    headers: { ETag: etagOf(registration.version), Location: `${baseUrl}/events/${path.eventId}/registrations/${registration.id}` },
   };
 };

@@ -5,6 +5,6 @@ import { eventRepresentation } from './representation.js';
 
 /** POST /events/{eventId}/cancel (events:write): status → canceled; registrations are kept. */
 export const cancelEvent: AdminHandler<'cancelEvent'> = async ({ db, site, path }) => {
-  const event = await cancelSiteEvent(db, site.id, Number(path.eventId));
+  const event = await cancelSiteEvent(db, site.id, path.eventId);
   return { status: 200, body: eventRepresentation(event), headers: { ETag: etagOf(event.version) } };
 };

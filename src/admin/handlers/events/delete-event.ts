@@ -3,7 +3,7 @@ import type { AdminHandler } from '../../api/types.js';
 
 /** DELETE /events/{eventId} (events:write): only while nobody registered (409 `event_has_registrations`: cancel it instead). */
 export const deleteEvent: AdminHandler<'deleteEvent'> = async ({ db, site, path, log }) => {
-  await deleteSiteEvent(db, site.id, Number(path.eventId));
-  log.info({ event: 'event_deleted', eventId: Number(path.eventId) }, 'Event deleted');
+  await deleteSiteEvent(db, site.id, path.eventId);
+  log.info({ event: 'event_deleted', eventId: path.eventId }, 'Event deleted');
   return { status: 204 };
 };

@@ -5,6 +5,6 @@ import { eventRepresentation } from './representation.js';
 
 /** GET /events/{eventId} (events:read): one event of this site with its registered count (404 for any other site's). */
 export const getEvent: AdminHandler<'getEvent'> = async ({ db, site, path }) => {
-  const event = await requireEvent(db, site.id, Number(path.eventId));
+  const event = await requireEvent(db, site.id, path.eventId);
   return { status: 200, body: eventRepresentation(event), headers: { ETag: etagOf(event.version) } };
 };

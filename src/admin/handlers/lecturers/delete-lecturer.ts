@@ -3,6 +3,6 @@ import type { AdminHandler } from '../../api/types.js';
 
 /** DELETE /lecturers/{lecturerId} (lecturers:write): refused while the lecturer is assigned to courses. */
 export const deleteLecturer: AdminHandler<'deleteLecturer'> = async ({ db, site, path }) => {
-  await deleteSiteLecturer(db, site.id, Number(path.lecturerId));
+  await deleteSiteLecturer(db, site.id, path.lecturerId);
   return { status: 204 };
 };

@@ -5,6 +5,6 @@ import { lecturerRepresentation } from './representation.js';
 
 /** GET /lecturers/{lecturerId} (lecturers:read): one profile of this site with the courses it teaches. */
 export const getLecturer: AdminHandler<'getLecturer'> = async ({ db, site, path }) => {
-  const lecturer = await requireLecturer(db, site.id, Number(path.lecturerId));
+  const lecturer = await requireLecturer(db, site.id, path.lecturerId);
   return { status: 200, body: lecturerRepresentation(lecturer), headers: { ETag: etagOf(lecturer.version) } };
 };

@@ -5,7 +5,7 @@ import { lectureRepresentation, lectureUrl } from './representation.js';
 
 /** POST /courses/{courseId}/lectures (curriculum:write): a new lecture in a section of the course, last or at `position`. */
 export const createLecture: AdminHandler<'createLecture'> = async ({ db, site, baseUrl, path, body }) => {
-  const lecture = await createCourseLecture(db, site.id, Number(path.courseId), {
+  const lecture = await createCourseLecture(db, site.id, path.courseId, {
     sectionId: body.sectionId,
     position: body.position,
     title: body.title,

@@ -3,6 +3,6 @@ import type { AdminHandler } from '../../api/types.js';
 
 /** DELETE /courses/{courseId}/lectures/{lectureId} (curriculum:write): refused while members have progress on it. */
 export const deleteLecture: AdminHandler<'deleteLecture'> = async ({ db, site, path }) => {
-  await deleteCourseLecture(db, site.id, Number(path.courseId), Number(path.lectureId));
+  await deleteCourseLecture(db, site.id, path.courseId, path.lectureId);
   return { status: 204 };
 };

@@ -5,6 +5,6 @@ import { lectureRepresentation } from './representation.js';
 
 /** GET /courses/{courseId}/lectures/{lectureId} (curriculum:read): one lecture of a course of this site. */
 export const getLecture: AdminHandler<'getLecture'> = async ({ db, site, path }) => {
-  const lecture = await requireLecture(db, site.id, Number(path.courseId), Number(path.lectureId));
+  const lecture = await requireLecture(db, site.id, path.courseId, path.lectureId);
   return { status: 200, body: lectureRepresentation(lecture), headers: { ETag: etagOf(lecture.version) } };
 };

@@ -6,7 +6,7 @@ import { lectureRepresentation } from './representation.js';
 /** GET /courses/{courseId}/lectures (curriculum:read): one page of the course's lectures, in syllabus order by default. */
 export const listLectures: AdminHandler<'listLectures'> = async ({ db, site, path, query }) => {
   // Path values arrive as the strings of the URL (validated, not converted); ids are compared as numbers below.
-  const courseId = Number(path.courseId);
+  const courseId = path.courseId;
   const sectionId = query.sectionId === undefined ? undefined : Number(query.sectionId);
   const page = await listCourseLectures(db, site.id, courseId, { sectionId }, query);
   // Checked after the course (404 first): a section of another course is a bad filter, not an empty list.

@@ -8,8 +8,8 @@ export const updateLecture: AdminHandler<'updateLecture'> = async ({ db, site, p
   const lecture = await updateCourseLecture(
     db,
     site.id,
-    Number(path.courseId),
-    Number(path.lectureId),
+    path.courseId,
+    path.lectureId,
     {
       sectionId: body.sectionId,
       position: body.position,

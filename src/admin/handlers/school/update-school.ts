@@ -1,17 +1,9 @@
 import { ValidationError, type FieldProblem } from '../../../shared/errors.js';
+import { canonicalTimeZone } from '../../../shared/time.js';
 import { getSite, updateSite, type SiteSettings } from '../../../sites/sites.js';
 import { etagOf, requireCurrentVersion, versionFromIfMatch } from '../../api/etag.js';
 import type { AdminHandler } from '../../api/types.js';
 import { schoolRepresentation } from './representation.js';
-
-/** The IANA name as the runtime spells it (`asia/taipei` → `Asia/Taipei`), or null when it knows no such zone. */
-export function canonicalTimeZone(name: string): string | null {
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return null;
-  }
-}
 
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
