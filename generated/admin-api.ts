@@ -529,6 +529,320 @@ export interface paths {
         patch: operations["updateLecturer"];
         trace?: never;
     };
+    "/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List members
+         * @description Lists the people holding at least one role at this site, with their roles here. Filter by
+         *     `role` or search name and email with `q` (case-insensitive substring).
+         *
+         *     One page at a time: pass the previous page's `nextCursor` as `cursor`, keeping `sort` and the
+         *     filters unchanged (otherwise 400 `invalid_cursor`). `nextCursor` is `null` on the last page.
+         */
+        get: operations["listMembers"];
+        put?: never;
+        /**
+         * Add a member
+         * @description Gives the account with this `email` the `roles` at this site. When no account has the email, a
+         *     new one is created with `name` and without a password; it cannot sign in with a password until
+         *     one is set (see docs/admin-people.md, "Signing in"). An existing account keeps its name (accounts
+         *     are shared by every site). An account that already holds a role here: 409 `member_exists`.
+         *     Only an owner may grant `owner` (409 `owner_role_restricted`).
+         */
+        post: operations["createMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member's account id (`Member.id`). */
+                userId: components["parameters"]["MemberUserId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a member
+         * @description Returns an account that holds a role at this site, with its roles here only. An account
+         *     without a role here is a 404, whatever it holds at other sites.
+         */
+        get: operations["getMember"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member from the site
+         * @description Takes away every role the account holds at this site. The account itself (global across
+         *     sites), its payments, progress and history stay. Refused with 409 `member_has_active_access`
+         *     while the member has an active enrollment (lifetime, or not yet expired) or a trialing, active
+         *     or past-due subscription here (end them first), `last_owner` for the last owner and
+         *     `cannot_remove_self` for the caller's own account.
+         */
+        delete: operations["deleteMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's roles
+         * @description JSON Merge Patch; `roles` replaces the member's whole set of roles at this site. Refused with
+         *     409 when the change would leave the site without an owner (`last_owner`), would take the
+         *     caller's own owner, operator and staff roles away (`cannot_remove_self`), or grants or removes
+         *     `owner` while the caller is not an owner (`owner_role_restricted`). The ETag covers the roles
+         *     here and the account. Requires `If-Match` with the current `ETag` (412 on mismatch, 428 when missing).
+         */
+        patch: operations["updateMember"];
+        trace?: never;
+    };
+    "/enrollments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List enrollments
+         * @description Lists the site's enrollments. Filter by `courseId`, `userId` and `access` (`active` or
+         *     `expired` at the time of the request).
+         *
+         *     One page at a time: pass the previous page's `nextCursor` as `cursor`, keeping `sort` and the
+         *     filters unchanged (otherwise 400 `invalid_cursor`). `nextCursor` is `null` on the last page.
+         */
+        get: operations["listEnrollments"];
+        put?: never;
+        /**
+         * Enroll a member in a course
+         * @description Enrolls a member of this site (`userId`) in a course of this site (`courseId`; another
+         *     site's or an unknown id is a 400 with the pointer), with `source: grant`. Give exactly one of
+         *     `expiresAt` (in the future) and `hasLifetimeAccess: true` (400 otherwise). A member with an
+         *     enrollment in the course already, expired or not: 409 `already_enrolled` (change its access
+         *     with `updateEnrollment`). Progress kept from an earlier, deleted enrollment comes back.
+         */
+        post: operations["createEnrollment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/enrollments/{enrollmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The enrollment's id. */
+                enrollmentId: components["parameters"]["EnrollmentId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an enrollment
+         * @description Returns an enrollment with the student's progress summary, computed by the same rules as the
+         *     member API (`detailProgress`).
+         */
+        get: operations["getEnrollment"];
+        put?: never;
+        post?: never;
+        /**
+         * End an enrollment
+         * @description Deletes the enrollment: the member loses access to the course at once. Their per-lecture
+         *     progress is kept, so enrolling them again (`createEnrollment`) restores it. Their roles at
+         *     the site do not change.
+         */
+        delete: operations["deleteEnrollment"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an enrollment's access
+         * @description JSON Merge Patch of the access: `expiresAt` (after `enrolledAt`; a past time ends access now
+         *     and keeps the enrollment) or `hasLifetimeAccess: true`, not both (400). Requires `If-Match` with the current `ETag` (412 on mismatch, 428 when missing).
+         */
+        patch: operations["updateEnrollment"];
+        trace?: never;
+    };
+    "/enrollments/{enrollmentId}/progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The enrollment's id. */
+                enrollmentId: components["parameters"]["EnrollmentId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a student's per-lecture progress
+         * @description Every lecture of the enrolled course in curriculum order (section by section), with the
+         *     student's state (`unread`, `read`, `completed`), playback position and completion time, and
+         *     the summary. Not paginated: it is one course's curriculum.
+         */
+        get: operations["getEnrollmentProgress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/membership-plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List membership plans
+         * @description Lists the site's membership plans. Filter by `active` and `billingInterval`.
+         *
+         *     One page at a time: pass the previous page's `nextCursor` as `cursor`, keeping `sort` and the
+         *     filters unchanged (otherwise 400 `invalid_cursor`). `nextCursor` is `null` on the last page.
+         */
+        get: operations["listMembershipPlans"];
+        put?: never;
+        /**
+         * Create a membership plan
+         * @description Creates a plan. `price.amount` is in integer minor units and may not be negative; the
+         *     currency is any ISO 4217 code. `active` defaults to `true`.
+         */
+        post: operations["createMembershipPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/membership-plans/{planId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The membership plan's id. */
+                planId: components["parameters"]["MembershipPlanId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a membership plan
+         * @description Returns one plan of this site.
+         */
+        get: operations["getMembershipPlan"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a membership plan
+         * @description Deletes a plan nobody ever subscribed to. A plan with subscriptions (of any state: they are
+         *     billing history) is refused with 409 `plan_has_subscriptions`; deactivate it instead
+         *     (`active: false`).
+         */
+        delete: operations["deleteMembershipPlan"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a membership plan
+         * @description JSON Merge Patch; `null` clears `description`. Existing subscriptions keep their periods;
+         *     `active: false` closes the plan to new subscriptions only. Requires `If-Match` with the current `ETag` (412 on mismatch, 428 when missing).
+         */
+        patch: operations["updateMembershipPlan"];
+        trace?: never;
+    };
+    "/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List subscriptions
+         * @description Lists the site's subscriptions. Filter by `state`, `planId` and `userId`.
+         *
+         *     One page at a time: pass the previous page's `nextCursor` as `cursor`, keeping `sort` and the
+         *     filters unchanged (otherwise 400 `invalid_cursor`). `nextCursor` is `null` on the last page.
+         */
+        get: operations["listSubscriptions"];
+        put?: never;
+        /**
+         * Grant a member a membership plan
+         * @description Subscribes a member of this site (`userId`) to an active plan of this site (`planId`) for a
+         *     first period, in state `trialing` or `active` (default). No payment is taken. An unknown,
+         *     other site's or inactive plan, a non-member, or a period that does not end after it starts:
+         *     400 with the pointer. A member with a trialing, active or past-due subscription to the plan
+         *     already: 409 `already_subscribed`.
+         */
+        post: operations["createSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/{subscriptionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription's id. */
+                subscriptionId: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a subscription
+         * @description Returns one subscription of this site.
+         */
+        get: operations["getSubscription"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a subscription
+         * @description JSON Merge Patch of a trialing, active or past-due subscription: a new current period
+         *     (`currentPeriodStart`, `currentPeriodEnd`; the end must be after the start) and/or a `state`
+         *     along the allowed transitions: trialing → active | expired, active → past_due | expired,
+         *     past_due → active | expired. Other transitions, and any change to a canceled or expired
+         *     subscription, are refused with 409 `invalid_state_transition` naming the current state.
+         *     Cancel with `cancelSubscription`. Requires `If-Match` with the current `ETag` (412 on mismatch, 428 when missing).
+         */
+        patch: operations["updateSubscription"];
+        trace?: never;
+    };
+    "/subscriptions/{subscriptionId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription's id. */
+                subscriptionId: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a subscription
+         * @description Moves a trialing, active or past-due subscription to `canceled` and records `canceledAt`.
+         *     A canceled or expired subscription: 409 `invalid_state_transition` naming its state. No
+         *     request body. Subscriptions are never deleted (billing history).
+         */
+        post: operations["cancelSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orders": {
         parameters: {
             query?: never;
@@ -2138,6 +2452,405 @@ export interface components {
             /** @description Cursor of the next page, or `null` on the last page. */
             nextCursor: string | null;
         };
+        /**
+         * @description A role at this site: `owner` (the top role; a site always keeps at least one once it has one),
+         *     `operator` and `staff` (reach the admin API), `lecturer`, `student`.
+         * @enum {string}
+         */
+        MemberRole: "owner" | "operator" | "staff" | "lecturer" | "student";
+        /**
+         * @description `joinedAt` is when the member got their first current role at this site.
+         * @default -joinedAt
+         * @enum {string}
+         */
+        MemberSort: "joinedAt" | "-joinedAt" | "name" | "-name" | "email" | "-email";
+        /** @description An account with its roles at this site. Only this site's roles are shown, never data of other sites. */
+        Member: {
+            /** @description The account id (global across sites; the `userId` other resources name). */
+            readonly id: number;
+            /**
+             * Format: email
+             * @description Sign-in email of the account (lower case).
+             */
+            readonly email: string;
+            /** @description Display name of the account. */
+            readonly name: string;
+            /** @description Avatar picture URL of the account, or `null`. */
+            readonly avatarUrl: string | null;
+            /** @description The member's roles at this site, in the order owner, operator, staff, lecturer, student. */
+            roles: components["schemas"]["MemberRole"][];
+            /**
+             * Format: date-time
+             * @description When the member got the oldest of their current roles at this site.
+             */
+            readonly joinedAt: string;
+            /**
+             * Format: date-time
+             * @description Same as `joinedAt`: the member resource exists from the first role on.
+             */
+            readonly createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last change of the roles at this site or of the account.
+             */
+            readonly updatedAt: string;
+        };
+        /**
+         * @description Adds a person to the site by email. An existing account with this email gets the roles (its
+         *     name is not changed); otherwise a new account is created, without a password.
+         */
+        MemberCreate: {
+            /**
+             * Format: email
+             * @description Sign-in email (compared case-insensitively).
+             */
+            email: string;
+            /** @description Display name for a new account; ignored when the account exists already. */
+            name: string;
+            /** @description The roles to grant at this site. */
+            roles: components["schemas"]["MemberRole"][];
+        };
+        /** @description Merge patch of a member. `roles` replaces the member's whole set of roles at this site. */
+        MemberUpdate: {
+            /** @description The new set of roles at this site (at least one; remove a member with `deleteMember`). */
+            roles?: components["schemas"]["MemberRole"][];
+        };
+        /** @description One page of members. */
+        MemberList: {
+            data: components["schemas"]["Member"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description `active`: lifetime access, or `expiresAt` is in the future. `expired`: `expiresAt` has passed.
+         * @enum {string}
+         */
+        EnrollmentAccess: "active" | "expired";
+        /**
+         * @description How the enrollment came to be: `purchase`, `grant` (by an operator), `import` or `membership`.
+         * @enum {string}
+         */
+        EnrollmentSource: "purchase" | "grant" | "import" | "membership";
+        /**
+         * @default -enrolledAt
+         * @enum {string}
+         */
+        EnrollmentSort: "enrolledAt" | "-enrolledAt" | "updatedAt" | "-updatedAt";
+        /** @description Where the student stopped watching (the member API's `lastWatchedLecture`). */
+        EnrollmentLastWatched: {
+            /** @description The lecture last watched. */
+            lectureId: number;
+            /** @description Playback position in that lecture, in whole seconds. */
+            positionSeconds: number;
+            /** @description When it was last watched, or `null` if unknown. */
+            watchedAt: string | null;
+        };
+        /** @description Progress over the course's lectures, computed like the member API's `detailProgress`. */
+        EnrollmentProgressSummary: {
+            /** @description Lectures in the course's curriculum. */
+            totalLectures: number;
+            /** @description Lectures the student completed. */
+            completedLectures: number;
+            /** @description Lectures the student opened but did not complete. */
+            readLectures: number;
+            /** @description completedLectures / totalLectures as a whole percentage, rounded down (0 for a course without lectures). */
+            percent: number;
+        };
+        /** @description A student's access to one course of this site. */
+        Enrollment: {
+            /** @description The enrollment id. */
+            readonly id: number;
+            /** @description The student (a member of this site). */
+            userId: number;
+            /** @description The course. */
+            courseId: number;
+            /**
+             * Format: date-time
+             * @description When the enrollment began.
+             */
+            readonly enrolledAt: string;
+            /** @description When access ends; `null` exactly when `hasLifetimeAccess` is true. */
+            expiresAt: string | null;
+            /** @description Access never ends. */
+            hasLifetimeAccess: boolean;
+            access: components["schemas"]["EnrollmentAccess"];
+            source: components["schemas"]["EnrollmentSource"];
+            /** @description Where the student stopped watching, or `null` before the first watch. */
+            lastWatched: components["schemas"]["EnrollmentLastWatched"] | null;
+            /**
+             * Format: date-time
+             * @description When the row was created.
+             */
+            readonly createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last change of the enrollment (access or resume point).
+             */
+            readonly updatedAt: string;
+        };
+        /** @description An enrollment with a summary of the student's progress in the course. */
+        EnrollmentWithProgress: {
+            /** @description The enrollment id. */
+            readonly id: number;
+            /** @description The student (a member of this site). */
+            userId: number;
+            /** @description The course. */
+            courseId: number;
+            /**
+             * Format: date-time
+             * @description When the enrollment began.
+             */
+            readonly enrolledAt: string;
+            /** @description When access ends; `null` exactly when `hasLifetimeAccess` is true. */
+            expiresAt: string | null;
+            /** @description Access never ends. */
+            hasLifetimeAccess: boolean;
+            access: components["schemas"]["EnrollmentAccess"];
+            source: components["schemas"]["EnrollmentSource"];
+            /** @description Where the student stopped watching, or `null` before the first watch. */
+            lastWatched: components["schemas"]["EnrollmentLastWatched"] | null;
+            progress: components["schemas"]["EnrollmentProgressSummary"];
+            /**
+             * Format: date-time
+             * @description When the row was created.
+             */
+            readonly createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last change of the enrollment (access or resume point).
+             */
+            readonly updatedAt: string;
+        };
+        /** @description Enrolls a member in a course of this site, either until `expiresAt` or with `hasLifetimeAccess` (exactly one of the two). */
+        EnrollmentCreate: {
+            /** @description A member of this site (add people with `createMember` first). */
+            userId: number;
+            /** @description A course of this site. */
+            courseId: number;
+            /**
+             * Format: date-time
+             * @description When access ends; must be in the future.
+             */
+            expiresAt?: string;
+            /** @description `true` for access that never ends. */
+            hasLifetimeAccess?: boolean;
+        };
+        /**
+         * @description Merge patch of an enrollment's access: send `expiresAt` (access until then; a past time ends
+         *     access now but keeps the enrollment) or `hasLifetimeAccess: true`, not both.
+         */
+        EnrollmentUpdate: {
+            /**
+             * Format: date-time
+             * @description New end of access (after `enrolledAt`); turns lifetime access off.
+             */
+            expiresAt?: string;
+            /** @description `true` gives lifetime access and clears `expiresAt`; `false` needs an `expiresAt` unless access already has an end. */
+            hasLifetimeAccess?: boolean;
+        };
+        /** @description One page of enrollments. */
+        EnrollmentList: {
+            data: components["schemas"]["Enrollment"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description `unread` (never opened; also when there is no progress row), `read` (opened) or `completed`.
+         * @enum {string}
+         */
+        LectureProgressState: "unread" | "read" | "completed";
+        /** @description The student's state on one lecture. */
+        LectureProgressEntry: {
+            /** @description The lecture. */
+            lectureId: number;
+            /** @description The lecture's title. */
+            title: string;
+            /** @description 1-based position within its section. */
+            position: number;
+            /** @description The lecture's section. */
+            sectionId: number;
+            /** @description The section's title. */
+            sectionTitle: string;
+            /** @description 1-based position of the section within the course. */
+            sectionPosition: number;
+            state: components["schemas"]["LectureProgressState"];
+            /** @description Playback position, in whole seconds (0 without progress). */
+            positionSeconds: number;
+            /** @description When the lecture was completed, or `null`. */
+            completedAt: string | null;
+        };
+        /** @description The student's per-lecture progress in the enrolled course, in curriculum order, with the summary. */
+        EnrollmentProgress: {
+            /** @description The enrollment. */
+            enrollmentId: number;
+            /** @description The student. */
+            userId: number;
+            /** @description The course. */
+            courseId: number;
+            summary: components["schemas"]["EnrollmentProgressSummary"];
+            /** @description Every lecture of the course, section by section, in curriculum order. */
+            lectures: components["schemas"]["LectureProgressEntry"][];
+        };
+        /**
+         * @description How often the plan is billed.
+         * @enum {string}
+         */
+        MembershipBillingInterval: "month" | "year";
+        /**
+         * @default -createdAt
+         * @enum {string}
+         */
+        MembershipPlanSort: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "name" | "-name";
+        /** @description A recurring membership plan of this site. */
+        MembershipPlan: {
+            /** @description The plan id. */
+            readonly id: number;
+            /** @description Name shown to members. */
+            name: string;
+            /** @description Longer description, or `null`. */
+            description: string | null;
+            price: components["schemas"]["Money"];
+            billingInterval: components["schemas"]["MembershipBillingInterval"];
+            /** @description Open to new subscriptions. Deactivating keeps existing subscriptions running. */
+            active: boolean;
+            /**
+             * Format: date-time
+             * @description When the plan was created.
+             */
+            readonly createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last change of the plan.
+             */
+            readonly updatedAt: string;
+        };
+        /** @description A new membership plan. */
+        MembershipPlanCreate: {
+            /** @description Name shown to members. */
+            name: string;
+            /** @description Longer description, or `null`. */
+            description?: string | null;
+            price: components["schemas"]["Money"];
+            billingInterval: components["schemas"]["MembershipBillingInterval"];
+            /** @description Open to new subscriptions (default `true`). */
+            active?: boolean;
+        };
+        /** @description Merge patch of a membership plan. `null` clears `description`. */
+        MembershipPlanUpdate: {
+            /** @description Name shown to members. */
+            name?: string;
+            /** @description Longer description, or `null` to clear it. */
+            description?: string | null;
+            price?: components["schemas"]["Money"];
+            billingInterval?: components["schemas"]["MembershipBillingInterval"];
+            /** @description Open to new subscriptions. */
+            active?: boolean;
+        };
+        /** @description One page of membership plans. */
+        MembershipPlanList: {
+            data: components["schemas"]["MembershipPlan"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description `trialing`, `active`, `past_due` (payment failed; access continues), `canceled` (ended by
+         *     cancellation) or `expired` (ended at the period's end). `canceled` and `expired` are final.
+         * @enum {string}
+         */
+        SubscriptionState: "trialing" | "active" | "past_due" | "canceled" | "expired";
+        /**
+         * @description The state a granted subscription starts in.
+         * @enum {string}
+         */
+        SubscriptionStartState: "trialing" | "active";
+        /**
+         * @description States a merge patch may set: trialing → active | expired; active → past_due | expired; past_due → active | expired. Cancel with `cancelSubscription`.
+         * @enum {string}
+         */
+        SubscriptionPatchState: "active" | "past_due" | "expired";
+        /**
+         * @default -createdAt
+         * @enum {string}
+         */
+        SubscriptionSort: "createdAt" | "-createdAt" | "startedAt" | "-startedAt" | "currentPeriodEnd" | "-currentPeriodEnd";
+        /** @description A member's subscription to a membership plan of this site. */
+        Subscription: {
+            /** @description The subscription id. */
+            readonly id: number;
+            /** @description The subscriber (a member of this site). */
+            userId: number;
+            /** @description The membership plan. */
+            planId: number;
+            state: components["schemas"]["SubscriptionState"];
+            /**
+             * Format: date-time
+             * @description When the subscription began.
+             */
+            readonly startedAt: string;
+            /**
+             * Format: date-time
+             * @description Start of the current billing period.
+             */
+            currentPeriodStart: string;
+            /**
+             * Format: date-time
+             * @description End of the current billing period.
+             */
+            currentPeriodEnd: string;
+            /** @description When it was canceled, or `null`. */
+            readonly canceledAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the row was created.
+             */
+            readonly createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last change of the subscription.
+             */
+            readonly updatedAt: string;
+        };
+        /** @description Grants a member a plan for a first period (no payment is taken). */
+        SubscriptionCreate: {
+            /** @description A member of this site. */
+            userId: number;
+            /** @description An active membership plan of this site. */
+            planId: number;
+            state?: components["schemas"]["SubscriptionStartState"];
+            /**
+             * Format: date-time
+             * @description Start of the first period (also `startedAt`).
+             */
+            currentPeriodStart: string;
+            /**
+             * Format: date-time
+             * @description End of the first period; after `currentPeriodStart`.
+             */
+            currentPeriodEnd: string;
+        };
+        /**
+         * @description Merge patch of a trialing, active or past-due subscription: a new period (renewal) and/or a
+         *     state change along the allowed transitions (see `SubscriptionPatchState`).
+         */
+        SubscriptionUpdate: {
+            state?: components["schemas"]["SubscriptionPatchState"];
+            /**
+             * Format: date-time
+             * @description New start of the current period.
+             */
+            currentPeriodStart?: string;
+            /**
+             * Format: date-time
+             * @description New end of the current period; after its start.
+             */
+            currentPeriodEnd?: string;
+        };
+        /** @description One page of subscriptions. */
+        SubscriptionList: {
+            data: components["schemas"]["Subscription"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
         /** @description A member of the site as orders and ownerships show them. */
         CommerceMember: {
             /** @description The member's user id. */
@@ -3679,6 +4392,35 @@ export interface components {
             };
         };
         /**
+         * @description The request conflicts with the site's members:
+         *     * `member_exists`: the account already holds a role at this site (change its roles with `updateMember`);
+         *     * `last_owner`: the change would leave the site without an owner;
+         *     * `cannot_remove_self`: the caller would take away their own owner, operator and staff roles;
+         *     * `owner_role_restricted`: only an owner may grant or take away the owner role;
+         *     * `member_has_active_access`: the member still has active enrollments or subscriptions here (end them first).
+         */
+        MemberConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The request conflicts with the subscription's state:
+         *     * `invalid_state_transition`: the subscription's current state does not allow this change (the detail names it);
+         *     * `already_subscribed`: the member already has a trialing, active or past-due subscription to this plan.
+         */
+        SubscriptionConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
          * @description The request conflicts with the site's coupons:
          *     * `code_taken`: another coupon of the site has this code (codes are compared ignoring case);
          *     * `coupon_in_use`: orders used the coupon, so it cannot be deleted; deactivate it (`active: false`) instead.
@@ -3803,6 +4545,42 @@ export interface components {
         LecturerSortParam: components["schemas"]["LecturerSort"];
         /** @description Only lecturers whose display name contains this text, ignoring case. */
         LecturerSearch: string;
+        /** @description The member's account id (`Member.id`). */
+        MemberUserId: number;
+        /** @description Sort order; a leading `-` sorts descending. Ties are broken by account id, in the same direction. */
+        MemberSortParam: components["schemas"]["MemberSort"];
+        /** @description Only members holding this role at the site. */
+        MemberRoleFilter: components["schemas"]["MemberRole"];
+        /** @description Only members whose name or email contains this text (case-insensitive). */
+        MemberSearch: string;
+        /** @description The enrollment's id. */
+        EnrollmentId: number;
+        /** @description Sort order; a leading `-` sorts descending. Ties are broken by enrollment id, in the same direction. */
+        EnrollmentSortParam: components["schemas"]["EnrollmentSort"];
+        /** @description Only enrollments in this course. */
+        EnrollmentCourseFilter: number;
+        /** @description Only enrollments of this member. */
+        EnrollmentUserFilter: number;
+        /** @description Only enrollments whose access is still `active` (lifetime, or `expiresAt` in the future) or has `expired`. */
+        EnrollmentAccessFilter: components["schemas"]["EnrollmentAccess"];
+        /** @description The membership plan's id. */
+        MembershipPlanId: number;
+        /** @description Sort order; a leading `-` sorts descending. Ties are broken by plan id, in the same direction. */
+        MembershipPlanSortParam: components["schemas"]["MembershipPlanSort"];
+        /** @description Only plans open to new subscriptions (`true`) or only deactivated ones (`false`). */
+        MembershipPlanActiveFilter: boolean;
+        /** @description Only plans billed at this interval. */
+        MembershipPlanIntervalFilter: components["schemas"]["MembershipBillingInterval"];
+        /** @description The subscription's id. */
+        SubscriptionId: number;
+        /** @description Sort order; a leading `-` sorts descending. Ties are broken by subscription id, in the same direction. */
+        SubscriptionSortParam: components["schemas"]["SubscriptionSort"];
+        /** @description Only subscriptions in this state. */
+        SubscriptionStateFilter: components["schemas"]["SubscriptionState"];
+        /** @description Only subscriptions to this plan. */
+        SubscriptionPlanFilter: number;
+        /** @description Only subscriptions of this member. */
+        SubscriptionUserFilter: number;
         /** @description The order's `id` (the payment attempt). */
         OrderIdPath: number;
         /** @description Sort order; a leading `-` sorts descending. Ties are broken by the order id, in the same direction. */
@@ -5023,6 +5801,692 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             428: components["responses"]["PreconditionRequired"];
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. Ties are broken by account id, in the same direction. */
+                sort?: components["parameters"]["MemberSortParam"];
+                /** @description Only members holding this role at the site. */
+                role?: components["parameters"]["MemberRoleFilter"];
+                /** @description Only members whose name or email contains this text (case-insensitive). */
+                q?: components["parameters"]["MemberSearch"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of members. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberCreate"];
+            };
+        };
+        responses: {
+            /** @description The member, with its roles at this site. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["MemberConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member's account id (`Member.id`). */
+                userId: components["parameters"]["MemberUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member's account id (`Member.id`). */
+                userId: components["parameters"]["MemberUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member was removed from the site. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["MemberConflict"];
+        };
+    };
+    updateMember: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The `ETag` of the representation the change is based on, exactly as the API returned it
+                 *     (one strong entity tag; `*` and lists are not accepted). A different current ETag answers
+                 *     412 `precondition_failed`. A request without this header answers 428
+                 *     `precondition_required` (not 400).
+                 */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The member's account id (`Member.id`). */
+                userId: components["parameters"]["MemberUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["MemberUpdate"];
+                "application/json": components["schemas"]["MemberUpdate"];
+            };
+        };
+        responses: {
+            /** @description The member with its new roles. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["MemberConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            428: components["responses"]["PreconditionRequired"];
+        };
+    };
+    listEnrollments: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. Ties are broken by enrollment id, in the same direction. */
+                sort?: components["parameters"]["EnrollmentSortParam"];
+                /** @description Only enrollments in this course. */
+                courseId?: components["parameters"]["EnrollmentCourseFilter"];
+                /** @description Only enrollments of this member. */
+                userId?: components["parameters"]["EnrollmentUserFilter"];
+                /** @description Only enrollments whose access is still `active` (lifetime, or `expiresAt` in the future) or has `expired`. */
+                access?: components["parameters"]["EnrollmentAccessFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of enrollments. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnrollmentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createEnrollment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnrollmentCreate"];
+            };
+        };
+        responses: {
+            /** @description The enrollment. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnrollmentWithProgress"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getEnrollment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The enrollment's id. */
+                enrollmentId: components["parameters"]["EnrollmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The enrollment. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnrollmentWithProgress"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteEnrollment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The enrollment's id. */
+                enrollmentId: components["parameters"]["EnrollmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The enrollment was deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateEnrollment: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The `ETag` of the representation the change is based on, exactly as the API returned it
+                 *     (one strong entity tag; `*` and lists are not accepted). A different current ETag answers
+                 *     412 `precondition_failed`. A request without this header answers 428
+                 *     `precondition_required` (not 400).
+                 */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The enrollment's id. */
+                enrollmentId: components["parameters"]["EnrollmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["EnrollmentUpdate"];
+                "application/json": components["schemas"]["EnrollmentUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated enrollment. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnrollmentWithProgress"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            428: components["responses"]["PreconditionRequired"];
+        };
+    };
+    getEnrollmentProgress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The enrollment's id. */
+                enrollmentId: components["parameters"]["EnrollmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The student's progress. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnrollmentProgress"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listMembershipPlans: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. Ties are broken by plan id, in the same direction. */
+                sort?: components["parameters"]["MembershipPlanSortParam"];
+                /** @description Only plans open to new subscriptions (`true`) or only deactivated ones (`false`). */
+                active?: components["parameters"]["MembershipPlanActiveFilter"];
+                /** @description Only plans billed at this interval. */
+                billingInterval?: components["parameters"]["MembershipPlanIntervalFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of membership plans. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MembershipPlanList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createMembershipPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MembershipPlanCreate"];
+            };
+        };
+        responses: {
+            /** @description The plan. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MembershipPlan"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getMembershipPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The membership plan's id. */
+                planId: components["parameters"]["MembershipPlanId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plan. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MembershipPlan"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    deleteMembershipPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The membership plan's id. */
+                planId: components["parameters"]["MembershipPlanId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plan was deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    updateMembershipPlan: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The `ETag` of the representation the change is based on, exactly as the API returned it
+                 *     (one strong entity tag; `*` and lists are not accepted). A different current ETag answers
+                 *     412 `precondition_failed`. A request without this header answers 428
+                 *     `precondition_required` (not 400).
+                 */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The membership plan's id. */
+                planId: components["parameters"]["MembershipPlanId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["MembershipPlanUpdate"];
+                "application/json": components["schemas"]["MembershipPlanUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated plan. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MembershipPlan"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            428: components["responses"]["PreconditionRequired"];
+        };
+    };
+    listSubscriptions: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. Ties are broken by subscription id, in the same direction. */
+                sort?: components["parameters"]["SubscriptionSortParam"];
+                /** @description Only subscriptions in this state. */
+                state?: components["parameters"]["SubscriptionStateFilter"];
+                /** @description Only subscriptions to this plan. */
+                planId?: components["parameters"]["SubscriptionPlanFilter"];
+                /** @description Only subscriptions of this member. */
+                userId?: components["parameters"]["SubscriptionUserFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of subscriptions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionCreate"];
+            };
+        };
+        responses: {
+            /** @description The subscription. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["SubscriptionConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription's id. */
+                subscriptionId: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateSubscription: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The `ETag` of the representation the change is based on, exactly as the API returned it
+                 *     (one strong entity tag; `*` and lists are not accepted). A different current ETag answers
+                 *     412 `precondition_failed`. A request without this header answers 428
+                 *     `precondition_required` (not 400).
+                 */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The subscription's id. */
+                subscriptionId: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["SubscriptionUpdate"];
+                "application/json": components["schemas"]["SubscriptionUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated subscription. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["SubscriptionConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            415: components["responses"]["UnsupportedMediaType"];
+            428: components["responses"]["PreconditionRequired"];
+        };
+    };
+    cancelSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription's id. */
+                subscriptionId: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The canceled subscription. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["SubscriptionConflict"];
         };
     };
     listOrders: {

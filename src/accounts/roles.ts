@@ -18,8 +18,22 @@ export function parseRole(value: string): Role {
 export async function grantRole(db: Database, siteId: number, userId: number, role: Role): Promise<{ granted: boolean }> {
   const existing = await db('site_roles').where({ site_id: siteId, user_id: userId, role }).first();
   if (existing) return { granted: false };
-  await db('site_roles').insert({ site_id: siteId, user_id: userId, role, created_at: new Date() });
+  const now = new Date();
+  await db('site_roles').insert({ site_id: siteId, user_id: userId, role, created_at: now });
+  await recordMembershipChange(db, siteId, userId, now);
   return { granted: true };
+}
+
+/**
+ * Every change of an account's roles at a site bumps its `site_memberships` row (created on the first role), whose
+ * version is the member's ETag in the admin API (docs/admin-people.md, Concurrency). Call it after writing site_roles,
+ * in the same transaction when there is one.
+ */
+export async function recordMembershipChange(db: Database, siteId: number, userId: number, now: Date = new Date()): Promise<void> {
+  await db('site_memberships')
+    .insert({ site_id: siteId, user_id: userId, version: 1, created_at: now, updated_at: now })
+    .onConflict(['site_id', 'user_id'])
+    .merge({ version: db.raw('?? + 1', ['site_memberships.version']), updated_at: now });
 }
 
 export async function rolesAt(db: Database, siteId: number, userId: number): Promise<Role[]> {

@@ -36,6 +36,27 @@ import { listLecturers } from './lecturers/list-lecturers.js';
 import { updateLecturer } from './lecturers/update-lecturer.js';
 
 // ---- imports: area people ----
+import { createEnrollment } from './enrollments/create-enrollment.js';
+import { deleteEnrollment } from './enrollments/delete-enrollment.js';
+import { getEnrollmentProgress } from './enrollments/get-enrollment-progress.js';
+import { getEnrollment } from './enrollments/get-enrollment.js';
+import { listEnrollments } from './enrollments/list-enrollments.js';
+import { updateEnrollment } from './enrollments/update-enrollment.js';
+import { createMember } from './members/create-member.js';
+import { deleteMember } from './members/delete-member.js';
+import { getMember } from './members/get-member.js';
+import { listMembers } from './members/list-members.js';
+import { updateMember } from './members/update-member.js';
+import { createMembershipPlan } from './membership-plans/create-membership-plan.js';
+import { deleteMembershipPlan } from './membership-plans/delete-membership-plan.js';
+import { getMembershipPlan } from './membership-plans/get-membership-plan.js';
+import { listMembershipPlans } from './membership-plans/list-membership-plans.js';
+import { updateMembershipPlan } from './membership-plans/update-membership-plan.js';
+import { cancelSubscription } from './subscriptions/cancel-subscription.js';
+import { createSubscription } from './subscriptions/create-subscription.js';
+import { getSubscription } from './subscriptions/get-subscription.js';
+import { listSubscriptions } from './subscriptions/list-subscriptions.js';
+import { updateSubscription } from './subscriptions/update-subscription.js';
 
 // ---- imports: area commerce ----
 import { getAnalyticsSummary } from './analytics/get-analytics-summary.js';
@@ -148,6 +169,27 @@ export const ADMIN_HANDLERS: AdminHandlers = {
   deleteLecturer,
 
   // ---- handlers: area people ----
+  listMembers,
+  createMember,
+  getMember,
+  updateMember,
+  deleteMember,
+  listEnrollments,
+  createEnrollment,
+  getEnrollment,
+  updateEnrollment,
+  deleteEnrollment,
+  getEnrollmentProgress,
+  listMembershipPlans,
+  createMembershipPlan,
+  getMembershipPlan,
+  updateMembershipPlan,
+  deleteMembershipPlan,
+  listSubscriptions,
+  createSubscription,
+  getSubscription,
+  updateSubscription,
+  cancelSubscription,
 
   // ---- handlers: area commerce ----
   listOrders,

@@ -9,6 +9,7 @@ import * as siteContent from './0007_site_content.js';
 import * as clientMetadataCache from './0008_client_metadata_cache.js';
 import * as adminVersions from './0009_admin_versions.js';
 import * as content from './0010_content.js';
+import * as people from './0011_people.js';
 
 type Migration = Knex.Migration;
 
@@ -24,6 +25,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['0008_client_metadata_cache', clientMetadataCache],
   ['0009_admin_versions', adminVersions],
   ['0010_content', content],
+  ['0011_people', people],
 ];
 
 /** Bundled with the code instead of read from a folder, so the same list runs from src/ (tsx) and dist/ (node). */

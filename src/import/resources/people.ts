@@ -1,4 +1,5 @@
 import { hashPassword, verifyPassword } from '../../accounts/passwords.js';
+import { recordMembershipChange } from '../../accounts/roles.js';
 import { normalizeEmail } from '../../accounts/users.js';
 import type { UserInput } from '../document.js';
 import type { ImportContext } from '../context.js';
@@ -22,7 +23,10 @@ export async function importUsers(ctx: ImportContext): Promise<void> {
     const stored: { password_hash: string | null } | undefined = await ctx.trx('users').where({ email }).first('password_hash');
     const id = await ctx.save('users', { email }, { name: user.name, avatar_url: user.avatarUrl ?? null, ...(await passwordColumn(user, stored?.password_hash)) });
     ctx.users.set(email, id);
+    const rolesCreated = ctx.counts.site_roles.created;
     for (const role of user.roles) await ctx.link('site_roles', { site_id: ctx.siteId, user_id: id, role });
+    // A new role changes the member (and its admin API ETag); a re-import that adds none writes nothing.
+    if (ctx.counts.site_roles.created > rolesCreated) await recordMembershipChange(ctx.trx, ctx.siteId, id, ctx.now);
   }
 }
 

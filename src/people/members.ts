@@ -1,0 +1,283 @@
+import { OPERATOR_ROLES, ROLES, parseRole, recordMembershipChange, type Role } from '../accounts/roles.js';
+import { createUser, normalizeEmail } from '../accounts/users.js';
+import { isMysql, requireDate, type Database } from '../db/connection.js';
+import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
+import { versionMismatch } from '../db/versioned-rows.js';
+import { ConflictError, NotFoundError } from '../shared/errors.js';
+import { ACTIVE_SUBSCRIPTION_STATES, isMember } from './references.js';
+
+/**
+ * Members of a site (docs/admin-people.md): an account (`users`, global across sites) with at least one row in
+ * `site_roles` for the site. Only the site's own roles are read or written here; the account's name and email are
+ * shown but never changed (another site's operator must not rename a shared account).
+ *
+ * Concurrency: site_roles has one row per role and no version, so each (site, account) has a `site_memberships` row
+ * (migration 0010) whose version every change of the role set bumps (src/accounts/roles.ts recordMembershipChange).
+ * A member's ETag is that version plus the account's `updated_at` (the only other thing in the representation that
+ * can change, through the importer): `"v<version>.<updated_at in ms>"`. A PATCH starts its transaction with the
+ * compare-and-set on the membership row, so of two PATCHes based on one ETag exactly one wins.
+ */
+
+export interface Member {
+  id: number;
+  email: string;
+  name: string;
+  avatarUrl: string | null;
+  roles: Role[];
+  joinedAt: Date;
+  updatedAt: Date;
+  /** site_memberships.version. */
+  version: number;
+  /** users.updated_at. */
+  accountUpdatedAt: Date;
+}
+
+/** The acting operator: the token's user and their roles at this site. */
+export interface Actor {
+  userId: number;
+  roles: readonly Role[];
+}
+
+export function memberEtag(member: Member): string {
+  return `"v${member.version}.${member.accountUpdatedAt.getTime()}"`;
+}
+
+/** The (version, account stamp) an If-Match names, or null for a tag that can never be one of ours (412). */
+function parseMemberEtag(ifMatch: string): { version: number; accountStamp: number } | null {
+  const match = /^"v([1-9][0-9]{0,9})\.([0-9]{1,15})"$/.exec(ifMatch);
+  if (!match?.[1] || !match[2]) return null;
+  return { version: Number(match[1]), accountStamp: Number(match[2]) };
+}
+
+function sortRoles(roles: Iterable<Role>): Role[] {
+  const held = new Set(roles);
+  return ROLES.filter((role) => held.has(role));
+}
+
+interface MemberRow {
+  id: number;
+  email: string;
+  name: string;
+  avatar_url: string | null;
+  user_updated_at: unknown;
+  joined_at: unknown;
+}
+
+const MEMBER_SORTS: SortColumns<'joinedAt' | 'name' | 'email'> = {
+  joinedAt: { column: 'members.joined_at', type: 'time' },
+  // Names sort case-insensitively on both stores (SQLite compares bytes, MySQL's collation ignores case).
+  name: { column: 'members.name_key', type: 'string' },
+  email: { column: 'members.email', type: 'string' },
+};
+
+export interface MemberFilters {
+  role?: Role | undefined;
+  q?: string | undefined;
+}
+
+/** `%text%` for LIKE, with `!` escaping the wildcards (the same on SQLite and MySQL). */
+function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[!%_]/g, (character) => `!${character}`)}%`;
+}
+
+/**
+ * The site's members as rows (alias `members`): accounts joined with the site's role rows grouped per account
+ * (joined = oldest role), filtered, with a lower-cased name to sort on.
+ */
+function membersQuery(db: Database, siteId: number, filters: MemberFilters & { userId?: number }) {
+  const grouped = db('site_roles').where('site_id', siteId).groupBy('user_id').select('user_id', db.raw('MIN(created_at) as joined_at'));
+  if (filters.role !== undefined) grouped.whereIn('user_id', db('site_roles').where({ site_id: siteId, role: filters.role }).select('user_id'));
+  if (filters.userId !== undefined) grouped.where('user_id', filters.userId);
+  const rows = db
+    .from(grouped.as('m'))
+    .join('users', 'users.id', 'm.user_id')
+    .select(
+      'users.id as id',
+      'users.email as email',
+      'users.name as name',
+      db.raw('LOWER(users.name) as name_key'),
+      'users.avatar_url as avatar_url',
+      'users.updated_at as user_updated_at',
+      'm.joined_at as joined_at',
+    );
+  if (filters.q !== undefined) {
+    const pattern = containsPattern(filters.q);
+    rows.andWhere((search) => {
+      search.whereRaw("LOWER(users.name) LIKE ? ESCAPE '!'", [pattern]).orWhereRaw("LOWER(users.email) LIKE ? ESCAPE '!'", [pattern]);
+    });
+  }
+  return db.from(rows.as('members')).select('members.*');
+}
+
+/** Roles and membership rows of the given accounts; a membership row missing for old data is created (version 1). */
+async function withRoles(db: Database, siteId: number, rows: readonly MemberRow[]): Promise<Member[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((row) => Number(row.id));
+  const roleRows: Array<{ user_id: number; role: string }> = await db('site_roles').where('site_id', siteId).whereIn('user_id', ids).select('user_id', 'role');
+  let memberships: Array<{ user_id: number; version: number; updated_at: unknown }> = await db('site_memberships').where('site_id', siteId).whereIn('user_id', ids).select('user_id', 'version', 'updated_at');
+  const missing = ids.filter((id) => !memberships.some((row) => Number(row.user_id) === id));
+  if (missing.length > 0) {
+    const now = new Date();
+    await db('site_memberships')
+      .insert(missing.map((userId) => ({ site_id: siteId, user_id: userId, version: 1, created_at: now, updated_at: now })))
+      .onConflict(['site_id', 'user_id'])
+      .ignore();
+    memberships = await db('site_memberships').where('site_id', siteId).whereIn('user_id', ids).select('user_id', 'version', 'updated_at');
+  }
+  return rows.map((row) => {
+    const id = Number(row.id);
+    const membership = memberships.find((candidate) => Number(candidate.user_id) === id);
+    if (!membership) throw new Error(`no site_memberships row for user ${id} at site ${siteId}`);
+    const accountUpdatedAt = requireDate(row.user_updated_at);
+    const membershipUpdatedAt = requireDate(membership.updated_at);
+    return {
+      id,
+      email: row.email,
+      name: row.name,
+      avatarUrl: row.avatar_url,
+      roles: sortRoles(roleRows.filter((candidate) => Number(candidate.user_id) === id).map((candidate) => parseRole(candidate.role))),
+      joinedAt: requireDate(row.joined_at),
+      updatedAt: accountUpdatedAt > membershipUpdatedAt ? accountUpdatedAt : membershipUpdatedAt,
+      version: Number(membership.version),
+      accountUpdatedAt,
+    };
+  });
+}
+
+export async function listMembers(db: Database, siteId: number, filters: MemberFilters, query: ListQuery): Promise<{ members: Member[]; nextCursor: string | null }> {
+  const page = await listPage<MemberRow, keyof typeof MEMBER_SORTS>(membersQuery(db, siteId, filters), query, { sorts: MEMBER_SORTS, defaultSort: '-joinedAt', filters: { ...filters }, idColumn: 'members.id' });
+  return { members: await withRoles(db, siteId, page.rows), nextCursor: page.nextCursor };
+}
+
+/** The member, or null when the account holds no role at this site (whatever it holds elsewhere). */
+export async function findMember(db: Database, siteId: number, userId: number): Promise<Member | null> {
+  const rows = (await membersQuery(db, siteId, { userId })) as MemberRow[];
+  const [member] = await withRoles(db, siteId, rows);
+  return member ?? null;
+}
+
+export async function requireMember(db: Database, siteId: number, userId: number): Promise<Member> {
+  const member = await findMember(db, siteId, userId);
+  if (!member) throw new NotFoundError(`No member of this site has the id ${userId}.`);
+  return member;
+}
+
+function ownerRoleRestricted(): ConflictError {
+  return new ConflictError('Only an owner of the site may grant or take away the owner role.', 'owner_role_restricted');
+}
+
+/**
+ * The owners of the site other than `userId`, read with a lock on MySQL so that two concurrent changes that each take
+ * one of the last two owners away are serialised (the second then sees no other owner). SQLite runs one writing
+ * transaction at a time anyway.
+ */
+async function otherOwners(db: Database, siteId: number, userId: number): Promise<number> {
+  const rows = db('site_roles').where({ site_id: siteId, role: 'owner' }).select('user_id');
+  const owners: Array<{ user_id: number }> = isMysql(db) ? await rows.forUpdate() : await rows;
+  return owners.filter((row) => Number(row.user_id) !== userId).length;
+}
+
+function lastOwner(): ConflictError {
+  return new ConflictError('This is the last owner of the site; make another member an owner first.', 'last_owner');
+}
+
+export interface NewMember {
+  email: string;
+  name: string;
+  roles: readonly Role[];
+}
+
+/**
+ * Gives the account with this email the roles at this site, creating the account (without a password) when no account
+ * has the email. An existing account keeps its name. 409 `member_exists` when it already holds a role here.
+ */
+export async function addMember(db: Database, siteId: number, actor: Actor, input: NewMember): Promise<{ member: Member; accountCreated: boolean }> {
+  const email = normalizeEmail(input.email);
+  const roles = sortRoles(input.roles);
+  if (roles.includes('owner') && !actor.roles.includes('owner')) throw ownerRoleRestricted();
+  const { userId, accountCreated } = await db.transaction(async (trx) => {
+    const existing: { id: number } | undefined = await trx('users').where({ email }).first('id');
+    let id: number;
+    if (existing) {
+      id = Number(existing.id);
+      if (await isMember(trx, siteId, id)) {
+        throw new ConflictError(`${email} is already a member of this site; change their roles with updateMember.`, 'member_exists');
+      }
+    } else {
+      id = (await createUser(trx, { email, name: input.name })).id;
+    }
+    const now = new Date();
+    await trx('site_roles').insert(roles.map((role) => ({ site_id: siteId, user_id: id, role, created_at: now })));
+    await recordMembershipChange(trx, siteId, id, now);
+    return { userId: id, accountCreated: !existing };
+  });
+  return { member: await requireMember(db, siteId, userId), accountCreated };
+}
+
+/**
+ * Replaces the member's roles at this site if If-Match names the current member ETag (412 otherwise), refusing to
+ * leave the site without an owner, to take the caller's own operator access away, and (for non-owners) to touch the
+ * owner role. `roles` undefined (an empty patch) changes nothing but still needs a matching If-Match.
+ */
+export async function updateMemberRoles(db: Database, siteId: number, actor: Actor, userId: number, roles: readonly Role[] | undefined, ifMatch: string): Promise<Member> {
+  const expected = parseMemberEtag(ifMatch);
+  await db.transaction(async (trx) => {
+    const current = await findMember(trx, siteId, userId);
+    if (!current) throw new NotFoundError(`No member of this site has the id ${userId}.`);
+    if (!expected) throw versionMismatch('member');
+    const next = roles === undefined ? current.roles : sortRoles(roles);
+    const removed = current.roles.filter((role) => !next.includes(role));
+    const added = next.filter((role) => !current.roles.includes(role));
+    if (removed.length === 0 && added.length === 0) {
+      if (current.version !== expected.version || current.accountUpdatedAt.getTime() !== expected.accountStamp) throw versionMismatch('member');
+      return;
+    }
+    // The compare-and-set comes first: it locks the membership row, so a concurrent PATCH waits, then finds 0 rows.
+    const updated = await trx('site_memberships')
+      .where({ site_id: siteId, user_id: userId, version: expected.version })
+      .update({ version: trx.raw('version + 1'), updated_at: new Date() });
+    if (updated !== 1 || current.accountUpdatedAt.getTime() !== expected.accountStamp) throw versionMismatch('member');
+    if ((removed.includes('owner') || added.includes('owner')) && !actor.roles.includes('owner')) throw ownerRoleRestricted();
+    if (userId === actor.userId && !next.some((role) => OPERATOR_ROLES.includes(role))) {
+      throw new ConflictError('You cannot take away your own owner, operator and staff roles; ask another operator to do it.', 'cannot_remove_self');
+    }
+    if (removed.includes('owner') && (await otherOwners(trx, siteId, userId)) === 0) throw lastOwner();
+    if (removed.length > 0) await trx('site_roles').where({ site_id: siteId, user_id: userId }).whereIn('role', removed).delete();
+    if (added.length > 0) {
+      const now = new Date();
+      await trx('site_roles').insert(added.map((role) => ({ site_id: siteId, user_id: userId, role, created_at: now })));
+    }
+  });
+  return requireMember(db, siteId, userId);
+}
+
+/**
+ * Takes every role at this site away from the account; the account, its payments, progress and history stay.
+ * Refused while the member still has access here (active enrollments, live subscriptions), for the caller's own
+ * account and for the last owner.
+ */
+export async function removeMember(db: Database, siteId: number, actor: Actor, userId: number, now: Date = new Date()): Promise<void> {
+  await db.transaction(async (trx) => {
+    const roles = (await trx('site_roles').where({ site_id: siteId, user_id: userId }).select('role')) as Array<{ role: string }>;
+    if (roles.length === 0) throw new NotFoundError(`No member of this site has the id ${userId}.`);
+    if (userId === actor.userId) throw new ConflictError('You cannot remove yourself from the site; ask another operator to do it.', 'cannot_remove_self');
+    const isOwner = roles.some((row) => row.role === 'owner');
+    if (isOwner && !actor.roles.includes('owner')) throw ownerRoleRestricted();
+    if (isOwner && (await otherOwners(trx, siteId, userId)) === 0) throw lastOwner();
+    const enrollment = await trx('enrollments')
+      .where({ site_id: siteId, user_id: userId })
+      .andWhere((active) => {
+        active.where('has_lifetime_access', true).orWhereNull('expires_at').orWhere('expires_at', '>', now);
+      })
+      .first('id');
+    const subscription = await trx('subscriptions').where({ site_id: siteId, user_id: userId }).whereIn('state', [...ACTIVE_SUBSCRIPTION_STATES]).first('id');
+    if (enrollment || subscription) {
+      throw new ConflictError(
+        'The member still has active enrollments or subscriptions at this site. End their enrollments (deleteEnrollment, or an expiresAt in the past) and cancel their subscriptions first.',
+        'member_has_active_access',
+      );
+    }
+    await trx('site_roles').where({ site_id: siteId, user_id: userId }).delete();
+    await recordMembershipChange(trx, siteId, userId, now);
+  });
+}
