@@ -4223,14 +4223,23 @@ export interface components {
              */
             instance?: string;
             /**
-             * @description Machine-readable problem code: `invalid_request`, `invalid_cursor`, `invalid_token`,
-             *     `insufficient_scope`, `not_found`, `mcp_connections_disabled`,
-             *     `vendor_client_name_taken`, `managed_by_metadata_document`,
-             *     `application_not_confidential`, `application_not_metadata_document`,
-             *     `precondition_failed`, `precondition_required`, `unsupported_media_type`; on any path
-             *     also `method_not_allowed` (405), `request_too_large` (413), `server_error` (500) and
-             *     `temporarily_unavailable` (503). More codes may be added; treat unknown ones by their
-             *     `status`.
+             * @description Machine-readable problem code: `invalid_request`, `invalid_cursor` (400),
+             *     `invalid_token` (401), `insufficient_scope` (403), `not_found` (404),
+             *     `precondition_failed` (412), `unsupported_media_type` (415), `precondition_required`
+             *     (428); on any path also `method_not_allowed` (405), `request_too_large` (413),
+             *     `server_error` (500) and `temporarily_unavailable` (503).
+             *     409 codes, each described in the 409 response of the operations that use it:
+             *     `mcp_connections_disabled`, `vendor_client_name_taken`, `managed_by_metadata_document`,
+             *     `application_not_confidential`, `application_not_metadata_document`, `slug_taken`,
+             *     `code_taken`, `invalid_state_transition`, `course_has_enrollments`, `course_in_orders`,
+             *     `section_not_empty`, `lecture_has_progress`, `lecturer_exists`, `lecturer_assigned`,
+             *     `member_exists`, `last_owner`, `cannot_remove_self`, `owner_role_restricted`,
+             *     `member_has_active_access`, `already_enrolled`, `plan_has_subscriptions`,
+             *     `already_subscribed`, `coupon_in_use`, `product_has_owners`, `product_in_orders`,
+             *     `already_owned`, `event_has_registrations`, `event_full`, `event_canceled`,
+             *     `already_registered`, `capacity_below_registrations`, `service_has_meetings`,
+             *     `post_has_comments`, `upload_expired`, `upload_already_completed`.
+             *     More codes may be added; treat unknown ones by their `status`.
              */
             code: string;
             /** @description For `invalid_request`, one entry per invalid member or parameter. */
