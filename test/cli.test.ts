@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { verifyPassword } from '../src/accounts/passwords.js';
+import { findUserByEmail } from '../src/accounts/users.js';
 import { clientSecretMatches, findClientWithSecret } from '../src/clients/clients.js';
 import { describeEachDatabase } from './support/databases.js';
 import { runCli } from './support/processes.js';
@@ -46,6 +48,21 @@ describeEachDatabase('operator CLI (issue 2, item 6)', (scratch) => {
     expect(first).to.deep.include({ granted: true, roles: ['operator'] });
     const again = await json<{ granted: boolean }>(['role', 'grant', '--site', SITE, '--email', 'ops@cli-school.example', '--role', 'operator']);
     expect(again.granted).to.equal(false);
+  });
+
+  it('user set-password gives a password-less account (added through the admin API) a password it signs in with', async () => {
+    await json(['user', 'create', '--email', 'added@cli-school.example', '--name', 'Added']);
+    const before = await scratch().db('users').where({ email: 'added@cli-school.example' }).first('password_hash');
+    expect(before.password_hash).to.equal(null);
+    const set = await json<{ email: string }>(['user', 'set-password', '--email', 'Added@CLI-School.example', '--password-stdin'], 'a-new-long-password\n');
+    expect(set.email).to.equal('added@cli-school.example');
+    const account = await findUserByEmail(scratch().db, 'added@cli-school.example');
+    expect(await verifyPassword('a-new-long-password', account?.passwordHash ?? '')).to.equal(true);
+    const unknown = await runCli(['--json', 'user', 'set-password', '--email', 'nobody@cli-school.example', '--password', 'long-enough-1'], env());
+    expect(unknown.code).to.equal(1);
+    expect(JSON.parse(unknown.stdout)).to.include({ error: 'user_not_found' });
+    const missing = await runCli(['user', 'set-password', '--email', 'added@cli-school.example'], env());
+    expect(missing.code).to.equal(2);
   });
 
   it('refuses a short password and an unknown role with clear messages', async () => {
@@ -115,7 +132,7 @@ describeEachDatabase('operator CLI (issue 2, item 6)', (scratch) => {
 
 describe('operator CLI usage', function () {
   this.timeout(30000);
-  for (const command of [[], ['site', 'create'], ['site', 'list'], ['site', 'set'], ['user', 'create'], ['role', 'grant'], ['client', 'create'], ['client', 'list'], ['client', 'rotate-secret'], ['keys', 'rotate'], ['import'], ['migrate']]) {
+  for (const command of [[], ['site', 'create'], ['site', 'list'], ['site', 'set'], ['user', 'create'], ['user', 'set-password'], ['role', 'grant'], ['client', 'create'], ['client', 'list'], ['client', 'rotate-secret'], ['keys', 'rotate'], ['import'], ['migrate']]) {
     it(`schoolgate ${command.join(' ')} --help`, async () => {
       const result = await runCli([...command, '--help'], {});
       expect(result.code).to.equal(0);

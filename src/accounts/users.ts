@@ -73,3 +73,12 @@ export async function createUser(db: Database, input: NewUser): Promise<User> {
   });
   return getUser(db, Number(id));
 }
+
+/** Sets or replaces the password of the account with this email (NotFoundError `user_not_found` if there is none). */
+export async function setUserPassword(db: Database, email: string, password: string): Promise<User> {
+  checkPasswordStrength(password);
+  const account = await findUserByEmail(db, email);
+  if (!account) throw new NotFoundError(`no user has the email ${normalizeEmail(email)}`, 'user_not_found');
+  await db('users').where({ id: account.id }).update({ password_hash: await hashPassword(password), updated_at: new Date() });
+  return getUser(db, account.id);
+}

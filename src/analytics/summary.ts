@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Database } from '../db/connection.js';
-import { moneyOf, numberOf, type Money } from '../commerce/common.js';
+import { moneyOf, numberOf } from '../commerce/common.js';
+import type { Money } from '../shared/money.js';
 import { paymentFromRow, type PaymentRow, type PaymentState } from '../member/payments.js';
 
 /**

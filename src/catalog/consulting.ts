@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { fetchPage, pageWindow, type Page, type PageArgs, type SortKey } from '../member/pagination.js';
 import { WEEKDAYS, type Weekday } from '../member/services.js';
-import { CATALOGUE_LIMITS, priceOf, type CatalogContext, type Price } from './context.js';
+import { CATALOGUE_LIMITS, type CatalogContext } from './context.js';
+import { moneyFromColumns, type Money } from '../shared/money.js';
 
 /**
  * The consulting services a site offers (published ones), with their weekly availability and the published courses
@@ -16,7 +17,7 @@ export interface PublicConsultingService {
   /** Default seats per meeting. */
   capacity: number;
   /** Null when the service has no list price (e.g. included with a course). */
-  price: Price | null;
+  price: Money | null;
   /** Published courses the service is offered against, by title. */
   courses: PublicCourseRef[];
   /** Recurring weekly availability, Monday first, then start time; windows whose validity ended are left out. */
@@ -145,7 +146,7 @@ export async function listOfferedConsultingServices(ctx: CatalogContext, args: P
         description: row.description,
         durationMinutes: Number(row.duration_minutes),
         capacity: Number(row.capacity),
-        price: priceOf(row.price_amount, row.price_currency),
+        price: moneyFromColumns(row.price_amount, row.price_currency),
         courses: courses.get(id) ?? [],
         weeklySlots: slots.get(id) ?? [],
       };

@@ -21,13 +21,3 @@ export class CatalogContext {
 /** Page sizes of the public lists: small by default (agents read them), at most 50. */
 export const CATALOGUE_LIMITS = { defaultSize: 10, maxSize: 50 } as const;
 
-/** A price in integer minor units of an ISO 4217 currency, as stored (`*_amount`, `*_currency`). */
-export interface Price {
-  amount: number;
-  currency: string;
-}
-
-export function priceOf(amount: unknown, currency: unknown): Price | null {
-  if (amount === null || amount === undefined || typeof currency !== 'string' || currency === '') return null;
-  return { amount: Number(amount), currency: currency.toUpperCase() };
-}

@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 import { fetchPage, pageWindow, type Page, type PageArgs, type SortKey } from '../member/pagination.js';
 import { ValidationError } from '../shared/errors.js';
-import { CATALOGUE_LIMITS, priceOf, type CatalogContext, type Price } from './context.js';
+import { CATALOGUE_LIMITS, type CatalogContext } from './context.js';
+import { containsPattern } from '../db/queries.js';
+import { moneyFromColumns, type Money } from '../shared/money.js';
 
 /**
  * The public course catalogue of a site: published courses only (drafts and archived courses never show), with what a
@@ -16,7 +18,7 @@ export interface PublicCourse {
   description: string | null;
   coverImageUrl: string | null;
   /** Null when the course has no list price (free, or sold only through a membership). */
-  price: Price | null;
+  price: Money | null;
   /** Lecturer display names, in the course's order. */
   lecturers: string[];
   sectionCount: number;
@@ -106,11 +108,6 @@ export function searchTerms(query: string | null | undefined): string[] {
   return [...new Set(query.toLowerCase().split(/\s+/).filter((term) => term !== ''))].slice(0, MAX_TERMS);
 }
 
-/** A LIKE pattern matching `term` anywhere, with LIKE's wildcards escaped (escape character `!`). */
-function containsPattern(term: string): string {
-  return `%${term.replace(/[!%_]/g, (char) => `!${char}`)}%`;
-}
-
 /** Every term must occur in the title or the description (case-insensitive for ASCII letters on every store). */
 function applySearch(query: Knex.QueryBuilder, terms: readonly string[]): void {
   for (const term of terms) {
@@ -175,7 +172,7 @@ async function toPublicCourses(ctx: CatalogContext, rows: readonly CourseRow[]):
       title: row.title,
       description: row.description,
       coverImageUrl: row.cover_image_url || null,
-      price: priceOf(row.price_amount, row.price_currency),
+      price: moneyFromColumns(row.price_amount, row.price_currency),
       lecturers: lecturers.get(id) ?? [],
       ...courseStats,
       url: courseUrl(ctx.site.origin, row.slug),

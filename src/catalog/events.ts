@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { requireDate } from '../db/connection.js';
 import { eventUrl } from '../member/events.js';
 import { fetchPage, pageWindow, type Page, type PageArgs, type SortKey } from '../member/pagination.js';
-import { CATALOGUE_LIMITS, priceOf, type CatalogContext, type Price } from './context.js';
+import { CATALOGUE_LIMITS, type CatalogContext } from './context.js';
+import { moneyFromColumns, type Money } from '../shared/money.js';
 
 /**
  * Upcoming public events of a site: published, marked public, and not yet over (an event in progress is still
@@ -27,7 +28,7 @@ export interface PublicEvent {
   /** Places not yet taken by a live registration; null when unlimited. */
   spotsLeft: number | null;
   /** Null for free events. */
-  price: Price | null;
+  price: Money | null;
 }
 
 /** Soonest start first, ties broken by id. */
@@ -114,7 +115,7 @@ export async function listUpcomingPublicEvents(ctx: CatalogContext, args: PageAr
         url: eventUrl(ctx.site.origin, row.slug),
         capacity,
         spotsLeft: capacity === null ? null : Math.max(0, capacity - (taken.get(id) ?? 0)),
-        price: priceOf(row.price_amount, row.price_currency),
+        price: moneyFromColumns(row.price_amount, row.price_currency),
       };
     }),
   };

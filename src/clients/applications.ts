@@ -7,6 +7,7 @@ import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from
 import { sha256Hex } from '../shared/random.js';
 import { clientFromRow, createClient, rotateClientSecret, validateClientInput, type ClientKind, type ClientRow, type OAuthClient } from './clients.js';
 import type { Audience } from './scopes.js';
+import type { Queryable } from '../db/queries.js';
 
 /**
  * A site's OAuth applications as operators manage them (Developers > OAuth applications; the admin API's
@@ -22,8 +23,6 @@ export interface Application {
 
 /** The kinds an operator creates; metadata-document clients appear when their client first authorizes. */
 export type CreatableKind = Exclude<ClientKind, 'metadata_document'>;
-
-type Queryable = Database | Knex.Transaction;
 
 async function vendorNamesOf(db: Queryable, clientRefs: readonly number[]): Promise<Map<number, string>> {
   if (clientRefs.length === 0) return new Map();

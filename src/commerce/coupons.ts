@@ -3,7 +3,9 @@ import { requireDate, toDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
-import { isUniqueViolation, moneyColumnsOf, numberOf, whereContains, type Money, type Queryable } from './common.js';
+import { numberOf } from './common.js';
+import { moneyFromColumns, type Money } from '../shared/money.js';
+import { type Queryable, isUniqueViolation, whereContains } from '../db/queries.js';
 
 /**
  * The site's coupons (admin API `/coupons`; docs/admin-commerce.md). A coupon takes `percentOff` percent or
@@ -85,7 +87,7 @@ function couponFromRow(row: CouponRow, orderCount: number, now: Date): Coupon {
     title: row.title,
     discountKind: row.discount_kind === 'amount' ? 'amount' : 'percent',
     percentOff: row.percent_off === null ? null : Number(row.percent_off),
-    amountOff: moneyColumnsOf(row.amount_off_amount, row.amount_off_currency),
+    amountOff: moneyFromColumns(row.amount_off_amount, row.amount_off_currency),
     maxRedemptions,
     redeemedCount,
     orderCount,

@@ -3,7 +3,9 @@ import { requireDate, toDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
-import { isUniqueViolation, moneyColumnsOf, numberOf, whereContains, type Money, type Queryable } from './common.js';
+import { numberOf } from './common.js';
+import { moneyFromColumns, type Money } from '../shared/money.js';
+import { type Queryable, isUniqueViolation, whereContains } from '../db/queries.js';
 
 /**
  * The site's digital products and who owns them (admin API `/digital-products`; docs/admin-commerce.md). Slugs are
@@ -70,7 +72,7 @@ function productFromRow(row: ProductRow, ownerCount: number): DigitalProduct {
     description: row.description,
     kind: KINDS.find((kind) => kind === row.kind) ?? 'file',
     status: STATUSES.find((status) => status === row.status) ?? 'draft',
-    price: moneyColumnsOf(row.price_amount, row.price_currency),
+    price: moneyFromColumns(row.price_amount, row.price_currency),
     downloadUrl: row.download_url,
     coverImageUrl: row.cover_image_url,
     ownerCount,

@@ -20,7 +20,8 @@ import {
   type ViewerPaymentInvoice,
 } from '../member/payments.js';
 import { NotFoundError } from '../shared/errors.js';
-import { moneyOf, type Money } from './common.js';
+import { moneyOf } from './common.js';
+import type { Money } from '../shared/money.js';
 
 /**
  * The site's payments as operators see them (admin API `/orders`, read-only; docs/admin-commerce.md). One order is

@@ -2,7 +2,7 @@ import { requireDate, type Database } from '../db/connection.js';
 import { updateVersionedRow, versionMismatch } from '../db/versioned-rows.js';
 import { NotFoundError, ValidationError } from '../shared/errors.js';
 import type { Site } from '../sites/sites.js';
-import { isUniqueViolation } from './shared.js';
+import { isUniqueViolation } from '../db/queries.js';
 
 /**
  * The site's branding (`site_appearance`, one row per site; the admin API's /school/appearance). A site without a row

@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { requireDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { NotFoundError } from '../shared/errors.js';
-import type { Queryable, UserRef } from './shared.js';
+import type { Queryable } from '../db/queries.js';
+import type { UserRef } from './shared.js';
 
 /** Members' comments on courses, lectures and posts, read by operators (the admin API's /comments). */
 

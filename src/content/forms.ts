@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { requireDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { NotFoundError } from '../shared/errors.js';
-import type { Queryable, UserRef } from './shared.js';
+import type { Queryable } from '../db/queries.js';
+import type { UserRef } from './shared.js';
 
 /**
  * The site's forms and their responses, read by operators (the admin API's /forms). Fields and answers are JSON in

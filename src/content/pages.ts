@@ -2,7 +2,8 @@ import { requireDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow } from '../db/versioned-rows.js';
 import { NotFoundError, ValidationError } from '../shared/errors.js';
-import { contentStatusOf, isUniqueViolation, slugTaken, whereContains, type ContentStatus, type Queryable } from './shared.js';
+import { contentStatusOf, slugTaken, type ContentStatus } from './shared.js';
+import { type Queryable, isUniqueViolation, whereContains } from '../db/queries.js';
 
 /** Static pages as operators manage them (the admin API's /pages, docs/admin-content.md): unique slugs per site. */
 

@@ -3,7 +3,8 @@ import { requireDate, toDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
-import { contentStatusOf, isSiteUser, isUniqueViolation, slugTaken, whereContains, type ContentStatus, type Queryable, type UserRef } from './shared.js';
+import { contentStatusOf, isSiteUser, slugTaken, type ContentStatus, type UserRef } from './shared.js';
+import { type Queryable, isUniqueViolation, whereContains } from '../db/queries.js';
 
 /**
  * Blog posts as operators manage them (the admin API's /posts, docs/admin-content.md): drafts and published posts,

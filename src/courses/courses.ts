@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
-import { priceOf, type Price } from '../catalog/context.js';
 import { isMysql, requireDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow } from '../db/versioned-rows.js';
-import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
-import { countOf, isUniqueViolation, lockCourse, whereContains, type Queryable } from './store.js';
+import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { lockCourse } from './store.js';
+import { type Queryable, countOf, isUniqueViolation, whereContains } from '../db/queries.js';
+import { moneyColumns, moneyFromColumns, priceProblems, type Money } from '../shared/money.js';
 
 /**
  * The site's courses as operators manage them (admin API /courses; rules in docs/admin-courses.md): the catalogue
@@ -27,7 +28,7 @@ export interface Course {
   description: string | null;
   coverImageUrl: string | null;
   status: CourseStatus;
-  price: Price | null;
+  price: Money | null;
   /** In the order course pages show them. */
   lecturers: CourseLecturerRef[];
   sectionCount: number;
@@ -112,7 +113,7 @@ async function decorate(db: Queryable, siteId: number, rows: readonly CourseRow[
       description: row.description,
       coverImageUrl: row.cover_image_url || null,
       status: statusOf(row.status),
-      price: priceOf(row.price_amount, row.price_currency),
+      price: moneyFromColumns(row.price_amount, row.price_currency),
       lecturers: lecturers.get(id) ?? [],
       ...(counts.get(id) ?? { sectionCount: 0, lectureCount: 0, totalDurationSeconds: 0, enrollmentCount: 0 }),
       version: Number(row.version),
@@ -166,12 +167,7 @@ export interface CourseFields {
   description: string | null;
   coverImageUrl: string | null;
   status: CourseStatus;
-  price: Price | null;
-}
-
-function priceProblems(price: Price | null | undefined): FieldProblem[] {
-  if (price && price.amount < 0) return [{ pointer: '/price/amount', message: 'must be >= 0' }];
-  return [];
+  price: Money | null;
 }
 
 function slugTaken(slug: string): ConflictError {
@@ -183,13 +179,9 @@ async function requireSlugFree(db: Queryable, siteId: number, slug: string, exce
   if (clash && Number(clash.id) !== exceptCourseId) throw slugTaken(slug);
 }
 
-function priceColumns(price: Price | null): Record<string, unknown> {
-  return { price_amount: price?.amount ?? null, price_currency: price?.currency ?? null };
-}
-
 /** Creates a course (a draft unless `status` says otherwise); 409 `slug_taken` when the slug is in use at the site. */
 export async function createCourse(db: Database, siteId: number, input: CourseFields): Promise<Course> {
-  const problems = priceProblems(input.price);
+  const problems = priceProblems(input.price, '/price');
   if (problems.length > 0) throw new ValidationError('The course is not valid.', problems);
   await requireSlugFree(db, siteId, input.slug);
   const now = new Date();
@@ -202,7 +194,7 @@ export async function createCourse(db: Database, siteId: number, input: CourseFi
       description: input.description,
       cover_image_url: input.coverImageUrl,
       status: input.status,
-      ...priceColumns(input.price),
+      ...moneyColumns('price', input.price),
       version: 1,
       created_at: now,
       updated_at: now,
@@ -218,14 +210,14 @@ export async function createCourse(db: Database, siteId: number, input: CourseFi
 
 export type CourseChanges = Partial<CourseFields>;
 
-function samePrice(a: Price | null, b: Price | null): boolean {
+function samePrice(a: Money | null, b: Money | null): boolean {
   return a === b || (a !== null && b !== null && a.amount === b.amount && a.currency === b.currency);
 }
 
 /** A merge patch of a course at `expectedVersion` (412 otherwise); members equal to the stored values write nothing. */
 export async function updateCourse(db: Database, siteId: number, courseId: number, changes: CourseChanges, expectedVersion: number): Promise<Course> {
   const current = await requireCourse(db, siteId, courseId);
-  const problems = priceProblems(changes.price);
+  const problems = priceProblems(changes.price, '/price');
   if (problems.length > 0) throw new ValidationError('The course is not valid.', problems);
   const columns: Record<string, unknown> = {};
   if (changes.slug !== undefined && changes.slug !== current.slug) columns.slug = changes.slug;
@@ -233,7 +225,7 @@ export async function updateCourse(db: Database, siteId: number, courseId: numbe
   if (changes.description !== undefined && changes.description !== current.description) columns.description = changes.description;
   if (changes.coverImageUrl !== undefined && changes.coverImageUrl !== current.coverImageUrl) columns.cover_image_url = changes.coverImageUrl;
   if (changes.status !== undefined && changes.status !== current.status) columns.status = changes.status;
-  if (changes.price !== undefined && !samePrice(changes.price, current.price)) Object.assign(columns, priceColumns(changes.price));
+  if (changes.price !== undefined && !samePrice(changes.price, current.price)) Object.assign(columns, moneyColumns('price', changes.price));
   if (typeof columns.slug === 'string') await requireSlugFree(db, siteId, columns.slug, courseId);
   try {
     await updateVersionedRow(db, 'courses', { id: courseId, site_id: siteId }, expectedVersion, columns, { what: 'course', notFound: `This site has no course ${courseId}.` });

@@ -3,7 +3,8 @@ import { requireDate, toDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { versionMismatch } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
-import { countOf, lockCourse, placeAt, siblingsInOrder, writePositions, type Queryable } from './store.js';
+import { lockCourse, placeAt, siblingsInOrder, writePositions } from './store.js';
+import { type Queryable, countOf } from '../db/queries.js';
 
 /**
  * The syllabus of a course as operators edit it (admin API /courses/{id}/curriculum, /sections, /lectures; rules in

@@ -3,7 +3,7 @@ import { isMysql, requireDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
-import { isUniqueViolation, whereContains, type Queryable } from './store.js';
+import { type Queryable, isUniqueViolation, whereContains } from '../db/queries.js';
 
 /**
  * Lecturer profiles as operators manage them (admin API /lecturers; rules in docs/admin-courses.md): one per person

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isMysql, type Database } from '../db/connection.js';
+import { isMysql } from '../db/connection.js';
 import { NotFoundError } from '../shared/errors.js';
 
 /**
@@ -7,28 +7,6 @@ import { NotFoundError } from '../shared/errors.js';
  * course-row lock that serialises every curriculum change of a course, dense 0-based positions among siblings, the
  * case-insensitive substring search and the unique-index violation check, written once for SQLite and MySQL.
  */
-
-export type Queryable = Database | Knex.Transaction;
-
-/** A LIKE pattern matching the lower-cased `text` anywhere, with LIKE's wildcards escaped (escape character `!`). */
-export function containsPattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[!%_]/g, (char) => `!${char}`)}%`;
-}
-
-/** `lower(column) like pattern escape '!'`, the same on both stores (MySQL's collations ignore case anyway). */
-export function whereContains(builder: Knex.QueryBuilder, columns: readonly string[], text: string): void {
-  const pattern = containsPattern(text);
-  builder.where((match) => {
-    for (const column of columns) match.orWhereRaw(`lower(${column}) like ? escape '!'`, [pattern]);
-  });
-}
-
-/** A write refused by a unique index (SQLite: SQLITE_CONSTRAINT_UNIQUE; MySQL: ER_DUP_ENTRY). */
-export function isUniqueViolation(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as Error & { code?: unknown }).code;
-  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || /UNIQUE constraint failed/.test(error.message);
-}
 
 /**
  * Reads the course row of this site inside `trx`, locking it on MySQL (`FOR UPDATE`) so that the curriculum
@@ -74,7 +52,3 @@ export function placeAt(ids: readonly number[], id: number, index: number): numb
   return [...others.slice(0, index), id, ...others.slice(index)];
 }
 
-/** A count column as a number (drivers answer numbers, bigint strings or null). */
-export function countOf(value: unknown): number {
-  return value === null || value === undefined ? 0 : Number(value);
-}

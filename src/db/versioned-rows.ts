@@ -1,14 +1,11 @@
-import type { Knex } from 'knex';
 import { ConflictError, NotFoundError } from '../shared/errors.js';
-import type { Database } from './connection.js';
+import type { Queryable } from './queries.js';
 
 /**
  * Optimistic concurrency for rows with a `version` column (docs/admin-api.md, Concurrency): a change is applied only
  * to the version the caller read (its ETag), as one compare-and-set `UPDATE … WHERE version = ?`, so of two writers
  * based on the same version exactly one wins; every write increments the version and moves `updated_at`.
  */
-
-type Queryable = Database | Knex.Transaction;
 
 export function versionMismatch(what: string): ConflictError {
   return new ConflictError(`The ${what} was changed by someone else; read it again and retry.`, 'version_mismatch');

@@ -5,6 +5,7 @@ import { listPage, type ListQuery, type SortColumns } from '../db/keyset-paginat
 import { versionMismatch } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError } from '../shared/errors.js';
 import { ACTIVE_SUBSCRIPTION_STATES, isMember } from './references.js';
+import { containsPattern } from '../db/queries.js';
 
 /**
  * Members of a site (docs/admin-people.md): an account (`users`, global across sites) with at least one row in
@@ -73,11 +74,6 @@ const MEMBER_SORTS: SortColumns<'joinedAt' | 'name' | 'email'> = {
 export interface MemberFilters {
   role?: Role | undefined;
   q?: string | undefined;
-}
-
-/** `%text%` for LIKE, with `!` escaping the wildcards (the same on SQLite and MySQL). */
-function containsPattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[!%_]/g, (character) => `!${character}`)}%`;
 }
 
 /**

@@ -2,15 +2,11 @@ import { requireDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
+import { priceProblems, type Money } from '../shared/money.js';
 
 /** Membership plans of a site (docs/admin-people.md, Membership plans): a price per month or year, open or closed. */
 
 export type BillingInterval = 'month' | 'year';
-
-export interface Money {
-  amount: number;
-  currency: string;
-}
 
 export interface MembershipPlan {
   id: number;
@@ -76,16 +72,9 @@ export async function requirePlan(db: Database, siteId: number, planId: number):
   return planFromRow(row);
 }
 
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
-
 function checkName(name: string, problems: FieldProblem[]): string {
   if (name.trim() === '') problems.push({ pointer: '/name', message: 'must not be blank' });
   return name.trim();
-}
-
-function checkPrice(price: Money, problems: FieldProblem[]): void {
-  if (price.amount < 0) problems.push({ pointer: '/price/amount', message: 'must not be negative' });
-  if (!CURRENCIES.has(price.currency)) problems.push({ pointer: '/price/currency', message: 'is not an ISO 4217 currency code' });
 }
 
 export interface NewPlan {
@@ -99,7 +88,7 @@ export interface NewPlan {
 export async function createPlan(db: Database, siteId: number, input: NewPlan): Promise<MembershipPlan> {
   const problems: FieldProblem[] = [];
   const name = checkName(input.name, problems);
-  checkPrice(input.price, problems);
+  problems.push(...priceProblems(input.price, '/price'));
   if (problems.length > 0) throw new ValidationError('The membership plan is not valid.', problems);
   const now = new Date();
   const [id] = await db('membership_plans').insert({
@@ -131,7 +120,7 @@ export async function updatePlan(db: Database, siteId: number, planId: number, c
   if (changes.name !== undefined) columns.name = checkName(changes.name, problems);
   if (changes.description !== undefined) columns.description = changes.description;
   if (changes.price !== undefined) {
-    checkPrice(changes.price, problems);
+    problems.push(...priceProblems(changes.price, '/price'));
     Object.assign(columns, { price_amount: changes.price.amount, price_currency: changes.price.currency });
   }
   if (changes.billingInterval !== undefined) columns.billing_interval = changes.billingInterval;

@@ -1,47 +1,12 @@
-import type { Knex } from 'knex';
 import { canonicalTimeZone } from '../shared/time.js';
-import type { Database } from '../db/connection.js';
+import type { Queryable } from '../db/queries.js';
 import type { FieldProblem } from '../shared/errors.js';
-
-/**
- * Building blocks shared by the scheduling domain modules (events, registrations, consulting services, slots,
- * meetings): money and time-zone checks, the member references rows carry, and nullable column readers.
- * Rules and choices: docs/admin-scheduling.md.
- */
-
-export type Queryable = Database | Knex.Transaction;
-
-export interface Money {
-  amount: number;
-  currency: string;
-}
 
 /** A member as the scheduling resources name one (registrations, seats). */
 export interface MemberRef {
   id: number;
   name: string;
   email: string;
-}
-
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
-
-/** A price the contract let through: the amount must not be negative and the currency must be an ISO 4217 code. */
-export function priceProblems(price: Money | null | undefined, pointer: string): FieldProblem[] {
-  if (price === null || price === undefined) return [];
-  const problems: FieldProblem[] = [];
-  if (price.amount < 0) problems.push({ pointer: `${pointer}/amount`, message: 'must not be negative' });
-  if (!CURRENCIES.has(price.currency)) problems.push({ pointer: `${pointer}/currency`, message: 'is not an ISO 4217 currency code' });
-  return problems;
-}
-
-/** The money columns `<prefix>_amount` / `<prefix>_currency` for a price (both null for none). */
-export function moneyColumns(prefix: string, price: Money | null): Record<string, number | string | null> {
-  return { [`${prefix}_amount`]: price?.amount ?? null, [`${prefix}_currency`]: price?.currency ?? null };
-}
-
-export function moneyOf(amount: unknown, currency: unknown): Money | null {
-  if (amount === null || amount === undefined || typeof currency !== 'string') return null;
-  return { amount: Number(amount), currency };
 }
 
 /** The IANA name as the runtime spells it, or a problem at `pointer` when the runtime knows no such zone. */
@@ -95,9 +60,3 @@ export async function memberRefs(db: Queryable, userIds: readonly number[]): Pro
   return new Map(rows.map((row) => [Number(row.id), { id: Number(row.id), name: row.name, email: row.email }]));
 }
 
-/** True when `error` is a unique-key violation on either store. */
-export function isUniqueViolation(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as Error & { code?: unknown }).code;
-  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-}

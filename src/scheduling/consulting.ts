@@ -3,7 +3,9 @@ import { listPage, type ListQuery, type SortColumns } from '../db/keyset-paginat
 import { updateVersionedRow, versionMismatch } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
 import type { Site } from '../sites/sites.js';
-import { moneyColumns, moneyOf, optionalNumber, priceProblems, timeZoneOrProblem, usersWithRoleAt, type Money, type Queryable } from './common.js';
+import { optionalNumber, timeZoneOrProblem, usersWithRoleAt } from './common.js';
+import { type Queryable } from '../db/queries.js';
+import { moneyColumns, moneyFromColumns, priceProblems, type Money } from '../shared/money.js';
 
 /**
  * Consulting services and their weekly slots as operators manage them (admin API /consulting-services and
@@ -68,7 +70,7 @@ async function servicesFromRows(db: Queryable, siteId: number, rows: readonly Se
     courseIds: courses.get(Number(row.id)) ?? [],
     durationMinutes: Number(row.duration_minutes),
     capacity: Number(row.capacity),
-    price: moneyOf(row.price_amount, row.price_currency),
+    price: moneyFromColumns(row.price_amount, row.price_currency),
     status: (SERVICE_STATUSES as readonly string[]).includes(row.status) ? (row.status as ServiceStatus) : 'draft',
     version: Number(row.version),
     createdAt: requireDate(row.created_at),

@@ -3,7 +3,9 @@ import { listPage, type ListQuery, type SortColumns } from '../db/keyset-paginat
 import { updateVersionedRow, versionMismatch } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
 import type { Site } from '../sites/sites.js';
-import { isUniqueViolation, moneyColumns, moneyOf, priceProblems, timeZoneOrProblem, webUrlProblem, type Money, type Queryable } from './common.js';
+import { timeZoneOrProblem, webUrlProblem } from './common.js';
+import { type Queryable, isUniqueViolation } from '../db/queries.js';
+import { moneyColumns, moneyFromColumns, priceProblems, type Money } from '../shared/money.js';
 
 /**
  * The school's events as operators manage them (admin API /events): drafts, published and canceled events with the
@@ -71,7 +73,7 @@ function eventFromRow(row: EventRow, registeredCount: number): EventRecord {
     location: row.location,
     onlineUrl: row.online_url,
     capacity: row.capacity === null ? null : Number(row.capacity),
-    price: moneyOf(row.price_amount, row.price_currency),
+    price: moneyFromColumns(row.price_amount, row.price_currency),
     status: (EVENT_STATUSES as readonly string[]).includes(row.status) ? (row.status as EventStatus) : 'draft',
     isPublic: Boolean(row.is_public),
     registeredCount,

@@ -2,8 +2,9 @@ import { requireDate, toDate } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow, versionMismatch } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
-import { isUniqueViolation, memberRefs, usersWithRoleAt, type MemberRef, type Queryable } from './common.js';
+import { memberRefs, usersWithRoleAt, type MemberRef } from './common.js';
 import { liveRegistrationCounts, requireEventRow } from './events.js';
+import { type Queryable, isUniqueViolation } from '../db/queries.js';
 
 /**
  * Members' registrations for an event as operators manage them (admin API /events/{eventId}/registrations):

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { parseRole, grantRole, rolesAt } from '../../accounts/roles.js';
-import { createUser, findUserByEmail } from '../../accounts/users.js';
+import { createUser, findUserByEmail, setUserPassword } from '../../accounts/users.js';
 import { requireSiteByOrigin } from '../../sites/sites.js';
 import { CliError, withDatabase, type CommandResult } from '../runtime.js';
 import type { Runner } from '../program.js';
@@ -19,6 +19,11 @@ interface UserOptions {
   avatarUrl?: string;
 }
 
+async function passwordOf(options: Pick<UserOptions, 'password' | 'passwordStdin'>): Promise<string | undefined> {
+  if (options.password !== undefined && options.passwordStdin) throw new CliError('give --password or --password-stdin, not both', 'invalid_argument', 2);
+  return options.passwordStdin ? await readStdin() : options.password;
+}
+
 interface RoleOptions {
   site: string;
   email: string;
@@ -26,9 +31,8 @@ interface RoleOptions {
 }
 
 export function registerAccountCommands(program: Command, run: Runner): void {
-  program
-    .command('user')
-    .description('user accounts (one account can hold roles at many sites)')
+  const user = program.command('user').description('user accounts (one account can hold roles at many sites)');
+  user
     .command('create')
     .description('create a user account')
     .requiredOption('--email <email>', 'sign-in email')
@@ -38,14 +42,31 @@ export function registerAccountCommands(program: Command, run: Runner): void {
     .option('--avatar-url <url>', 'avatar picture URL')
     .action(
       run(async (options: UserOptions): Promise<CommandResult> => {
-        if (options.password !== undefined && options.passwordStdin) throw new CliError('give --password or --password-stdin, not both', 'invalid_argument', 2);
-        const password = options.passwordStdin ? await readStdin() : options.password;
+        const password = await passwordOf(options);
         return withDatabase(async (db) => {
           const user = await createUser(db, { email: options.email, name: options.name, password, avatarUrl: options.avatarUrl });
           return {
             text: `created user ${user.id} ${user.email}${password === undefined ? ' (no password: cannot sign in until one is set)' : ''}`,
             data: { id: user.id, email: user.email, name: user.name, avatarUrl: user.avatarUrl, hasPassword: password !== undefined },
           };
+        });
+      }),
+    );
+
+  // Accounts an operator added through the admin API (createMember) have no password until one is set here.
+  user
+    .command('set-password')
+    .description('set (or replace) the password of an existing account, e.g. one an operator added through the admin API')
+    .requiredOption('--email <email>', 'sign-in email of the account')
+    .option('--password <password>', 'password (at least 8 characters); prefer --password-stdin')
+    .option('--password-stdin', 'read the password from standard input')
+    .action(
+      run(async (options: Pick<UserOptions, 'email' | 'password' | 'passwordStdin'>): Promise<CommandResult> => {
+        const password = await passwordOf(options);
+        if (password === undefined) throw new CliError('give --password or --password-stdin', 'invalid_argument', 2);
+        return withDatabase(async (db) => {
+          const account = await setUserPassword(db, options.email, password);
+          return { text: `set the password of user ${account.id} ${account.email}`, data: { id: account.id, email: account.email } };
         });
       }),
     );

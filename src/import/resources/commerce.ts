@@ -1,6 +1,6 @@
 import type { LineItemInput, PaymentInput } from '../document.js';
 import { optionalTime, time, type IdMap, type ImportContext } from '../context.js';
-import { moneyColumns } from './site.js';
+import { moneyColumns } from '../../shared/money.js';
 
 /** Digital products (keyed by externalId, or slug) and who owns them. */
 export async function importDigitalProducts(ctx: ImportContext): Promise<void> {

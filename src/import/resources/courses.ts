@@ -1,6 +1,6 @@
 import type { CourseInput, EnrollmentInput } from '../document.js';
 import { optionalTime, scopedKey, time, type ImportContext } from '../context.js';
-import { moneyColumns } from './site.js';
+import { moneyColumns } from '../../shared/money.js';
 
 /** Courses with their lecturers, sections and lectures. Positions are the 0-based order in the document. */
 export async function importCourses(ctx: ImportContext): Promise<void> {

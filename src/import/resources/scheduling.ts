@@ -1,6 +1,6 @@
 import type { ConsultingServiceInput, StudyGroupInput } from '../document.js';
 import { IdMap, optionalTime, time, type ImportContext } from '../context.js';
-import { moneyColumns } from './site.js';
+import { moneyColumns } from '../../shared/money.js';
 
 /** Consulting services with the courses they are offered against, their weekly slots, meetings and seats. */
 export async function importConsultingServices(ctx: ImportContext): Promise<void> {

@@ -1,14 +1,7 @@
 import { normalizeHost } from '../../sites/registration-policy.js';
 import { SUBDOMAIN, defaultSubdomain, parseOrigin } from '../../sites/sites.js';
 import { ValidationError } from '../../shared/errors.js';
-import type { Money } from '../document.js';
 import type { ImportContext } from '../context.js';
-import type { Row } from '../upsert.js';
-
-/** `price_amount` / `price_currency` (or another prefix) from an optional price; null for free. */
-export function moneyColumns(prefix: string, money: Money | null | undefined): Row {
-  return { [`${prefix}_amount`]: money?.amount ?? null, [`${prefix}_currency`]: money?.currency ?? null };
-}
 
 /** The only checks that need the database: the subdomain must be a DNS label no other site uses. */
 async function checkSubdomain(ctx: ImportContext, origin: string, subdomain: string): Promise<void> {

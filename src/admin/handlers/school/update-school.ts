@@ -4,8 +4,7 @@ import { getSite, updateSite, type SiteSettings } from '../../../sites/sites.js'
 import { etagOf, requireCurrentVersion, versionFromIfMatch } from '../../api/etag.js';
 import type { AdminHandler } from '../../api/types.js';
 import { schoolRepresentation } from './representation.js';
-
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+import { isCurrencyCode } from '../../../shared/money.js';
 
 /**
  * PATCH /school (school:write): a JSON Merge Patch of the writable settings, applied only if If-Match names the
@@ -26,7 +25,7 @@ export const updateSchool: AdminHandler<'updateSchool'> = async ({ db, site, hea
     else settings.timezone = timezone;
   }
   if (body.defaultCurrency !== undefined) {
-    if (!CURRENCIES.has(body.defaultCurrency)) problems.push({ pointer: '/defaultCurrency', message: 'is not an ISO 4217 currency code' });
+    if (!isCurrencyCode(body.defaultCurrency)) problems.push({ pointer: '/defaultCurrency', message: 'is not an ISO 4217 currency code' });
     else settings.defaultCurrency = body.defaultCurrency;
   }
   if (body.contactEmail !== undefined) settings.contactEmail = body.contactEmail;
