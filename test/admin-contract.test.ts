@@ -4,7 +4,9 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { validate, compileErrors } from '@readme/openapi-parser';
+import addFormats from 'ajv-formats';
 import { expect } from 'chai';
+import { OpenAPIBackend, type Document } from 'openapi-backend';
 import { readContract, readOperationPolicies } from '../src/admin/contract.js';
 import { ADMIN_HANDLERS } from '../src/admin/handlers/index.js';
 import { IDENTITY_SCOPES, isScope, scopesForAudience } from '../src/clients/scopes.js';
@@ -70,6 +72,23 @@ describe('admin API contract (openapi/admin.yaml)', () => {
     const operatorScopes = scopesForAudience('operator').filter((scope) => !IDENTITY_SCOPES.includes(scope));
     expect(operatorScopes).to.have.length(33);
     expect(operatorScopes.filter((scope) => !gated.has(scope)), 'scopes no operation needs').to.deep.equal([]);
+  });
+
+  it("passes openapi-backend's full strict init: the 3.0-compatible subset, every request validator compiles (the server starts in quick mode)", async function () {
+    this.timeout(60_000);
+    const api = new OpenAPIBackend({
+      definition: readContract() as unknown as Document,
+      strict: true,
+      apiRoot: '/api/admin/v1',
+      coerceTypes: true,
+      ajvOpts: { allErrors: true },
+      customizeAjv: (ajv) => {
+        addFormats.default(ajv);
+        return ajv;
+      },
+    });
+    await api.init();
+    expect(api.initialized).to.equal(true);
   });
 
   it('refuses to start with an operation that needs no scope', () => {

@@ -34,7 +34,6 @@ export interface ContractOperation {
   /** The path template relative to the base URL, e.g. `/oauth-applications/{clientId}`. */
   path: string;
   responses: Record<string, Json>;
-  validator: OpenAPIResponseValidator;
 }
 
 /** One HTTP answer, as read off the wire. */
@@ -96,7 +95,20 @@ export class ResponseContract {
     readonly dereferenced: Json,
     private readonly byId: Map<string, ContractOperation>,
     private readonly problemValidator: OpenAPIResponseValidator,
+    private readonly formats: Record<string, (value: string) => boolean>,
   ) {}
+
+  /** Each operation's validator is compiled on first use: compiling all of them up front takes over a second. */
+  private readonly validators = new Map<string, OpenAPIResponseValidator>();
+
+  private validatorOf(operation: ContractOperation): OpenAPIResponseValidator {
+    let validator = this.validators.get(operation.operationId);
+    if (!validator) {
+      validator = new OpenAPIResponseValidator({ responses: operation.responses as never, customFormats: this.formats });
+      this.validators.set(operation.operationId, validator);
+    }
+    return validator;
+  }
 
   /**
    * Prepares the validators from a served document (left untouched: a copy is dereferenced). Only local $refs are
@@ -117,15 +129,14 @@ export class ResponseContract {
       for (const [method, operation] of Object.entries(item)) {
         if (!METHODS.has(method) || !isObject(operation) || typeof operation.operationId !== 'string') continue;
         const responses = isObject(operation.responses) ? (operation.responses as Record<string, Json>) : {};
-        const validator = new OpenAPIResponseValidator({ responses: responses as never, customFormats: formats });
-        byId.set(operation.operationId, { operationId: operation.operationId, method: method.toUpperCase(), path, responses, validator });
+        byId.set(operation.operationId, { operationId: operation.operationId, method: method.toUpperCase(), path, responses });
       }
     }
     const components = isObject(dereferenced.components) ? dereferenced.components : {};
     const schemas = isObject(components.schemas) ? components.schemas : {};
     const problemSchema = isObject(schemas.Problem) ? schemas.Problem : violation('the served contract has no components.schemas.Problem');
     const problemValidator = new OpenAPIResponseValidator({ responses: { default: { schema: problemSchema } } as never, customFormats: formats });
-    return new ResponseContract(baseUrl, dereferenced, byId, problemValidator);
+    return new ResponseContract(baseUrl, dereferenced, byId, problemValidator, formats);
   }
 
   operation(operationId: string): ContractOperation | undefined {
@@ -167,7 +178,7 @@ export class ResponseContract {
     const mediaType = mediaTypeOf(headers);
     if (!Object.hasOwn(content, mediaType)) violation(`${where}: Content-Type ${mediaType || '(none)'} is not one of ${Object.keys(content).join(', ')}`);
     const body = parseJson(where, text);
-    const errors = operation?.validator.validateResponse(String(status) in operation.responses ? String(status) : 'default', body);
+    const errors = operation && this.validatorOf(operation).validateResponse(String(status) in operation.responses ? String(status) : 'default', body);
     if (errors) violation(`${where}: ${JSON.stringify(errors.errors)} in ${text.slice(0, 500)}`);
     return body;
   }
