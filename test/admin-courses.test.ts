@@ -99,6 +99,10 @@ describeEachDatabase('admin API: courses and lecturers', (scratch) => {
       expect(negative.status).to.equal(400);
       expect(negative.problem.errors).to.deep.equal([{ pointer: '/price/amount', message: 'must not be negative' }]);
 
+      const currency = await api.call('createCourse', { body: { slug: 'unknown-currency', title: 'Unknown currency', price: { amount: 100, currency: 'XQZ' } } });
+      expect(currency.status).to.equal(400);
+      expect(currency.problem.errors).to.deep.equal([{ pointer: '/price/currency', message: 'is not an ISO 4217 currency code' }]);
+
       const missing = await api.call('createCourse', { body: {} });
       expect(missing.status).to.equal(400);
       expect((missing.problem.errors ?? []).map((error) => error.pointer)).to.include.members(['/slug', '/title']);
