@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { requireDate, toDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow } from '../db/versioned-rows.js';
-import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
+import { ConflictError, NotFoundError, SlugTakenError, ValidationError, type FieldProblem } from '../shared/errors.js';
 import { numberOf } from './common.js';
 import { moneyFromColumns, type Money } from '../shared/money.js';
 import { type Queryable, isUniqueViolation, whereContains } from '../db/queries.js';
@@ -143,14 +143,10 @@ function checkFields(fields: DigitalProductPatch): void {
   if (problems.length > 0) throw new ValidationError('The digital product breaks a rule: see errors.', problems);
 }
 
-function slugTaken(slug: string): ConflictError {
-  return new ConflictError(`Another digital product of this site has the slug ${slug}. Choose another slug.`, 'slug_taken');
-}
-
 async function assertSlugFree(db: Queryable, siteId: number, slug: string, exceptId: number | null): Promise<void> {
   const builder = db('digital_products').where({ site_id: siteId, slug });
   if (exceptId !== null) builder.andWhereNot('id', exceptId);
-  if (await builder.first('id')) throw slugTaken(slug);
+  if (await builder.first('id')) throw new SlugTakenError('digital product', slug);
 }
 
 function columnsOf(fields: DigitalProductPatch): Record<string, unknown> {
@@ -180,7 +176,7 @@ export async function createDigitalProduct(db: Database, siteId: number, fields:
     });
     return await requireDigitalProduct(db, siteId, id);
   } catch (error) {
-    if (isUniqueViolation(error)) throw slugTaken(fields.slug);
+    if (isUniqueViolation(error)) throw new SlugTakenError('digital product', fields.slug);
     throw error;
   }
 }
@@ -197,7 +193,7 @@ export async function updateDigitalProduct(db: Database, siteId: number, product
       });
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw slugTaken(patch.slug ?? '');
+    if (isUniqueViolation(error)) throw new SlugTakenError('digital product', patch.slug ?? '');
     throw error;
   }
   return requireDigitalProduct(db, siteId, productId);

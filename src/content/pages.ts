@@ -1,8 +1,8 @@
 import { requireDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow } from '../db/versioned-rows.js';
-import { NotFoundError, ValidationError } from '../shared/errors.js';
-import { contentStatusOf, slugTaken, type ContentStatus } from './shared.js';
+import { NotFoundError, SlugTakenError, ValidationError } from '../shared/errors.js';
+import { contentStatusOf, type ContentStatus } from './shared.js';
 import { type Queryable, isUniqueViolation, whereContains } from '../db/queries.js';
 
 /** Static pages as operators manage them (the admin API's /pages, docs/admin-content.md): unique slugs per site. */
@@ -71,7 +71,7 @@ export async function listPages(db: Database, siteId: number, filters: PageFilte
 
 async function requireSlugFree(db: Queryable, siteId: number, slug: string, exceptPageId?: number): Promise<void> {
   const other = (await db('pages').where({ site_id: siteId, slug }).first('id')) as { id: number } | undefined;
-  if (other && Number(other.id) !== exceptPageId) throw slugTaken('page', slug);
+  if (other && Number(other.id) !== exceptPageId) throw new SlugTakenError('page', slug);
 }
 
 function blankTitle(): ValidationError {
@@ -94,7 +94,7 @@ export async function createPage(db: Database, siteId: number, input: NewPage): 
     const [inserted] = await db('pages').insert({ site_id: siteId, slug: input.slug, title: input.title.trim(), body: input.body, status: input.status, version: 1, created_at: now, updated_at: now });
     id = Number(inserted);
   } catch (error) {
-    if (isUniqueViolation(error)) throw slugTaken('page', input.slug);
+    if (isUniqueViolation(error)) throw new SlugTakenError('page', input.slug);
     throw error;
   }
   return requirePage(db, siteId, id);
@@ -123,7 +123,7 @@ export async function updatePage(db: Database, siteId: number, pageId: number, c
   try {
     await updateVersionedRow(db, 'pages', { id: pageId, site_id: siteId }, expectedVersion, columns, { what: 'page', notFound: `This site has no page ${pageId}.` });
   } catch (error) {
-    if (isUniqueViolation(error) && changes.slug !== undefined) throw slugTaken('page', changes.slug);
+    if (isUniqueViolation(error) && changes.slug !== undefined) throw new SlugTakenError('page', changes.slug);
     throw error;
   }
   return requirePage(db, siteId, pageId);

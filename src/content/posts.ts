@@ -2,8 +2,8 @@ import type { Knex } from 'knex';
 import { requireDate, toDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow } from '../db/versioned-rows.js';
-import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
-import { contentStatusOf, isSiteUser, slugTaken, type ContentStatus, type UserRef } from './shared.js';
+import { ConflictError, NotFoundError, SlugTakenError, ValidationError } from '../shared/errors.js';
+import { contentStatusOf, isSiteUser, type ContentStatus, type UserRef } from './shared.js';
 import { type Queryable, isUniqueViolation, whereContains } from '../db/queries.js';
 
 /**
@@ -106,7 +106,7 @@ async function requireAuthor(db: Queryable, siteId: number, userId: number): Pro
 
 async function requireSlugFree(db: Queryable, siteId: number, slug: string, exceptPostId?: number): Promise<void> {
   const other = (await db('posts').where({ site_id: siteId, slug }).first('id')) as { id: number } | undefined;
-  if (other && Number(other.id) !== exceptPostId) throw slugTaken('post', slug);
+  if (other && Number(other.id) !== exceptPostId) throw new SlugTakenError('post', slug);
 }
 
 export interface NewPost {
@@ -138,7 +138,7 @@ export async function createPost(db: Database, siteId: number, input: NewPost): 
     });
     id = Number(inserted);
   } catch (error) {
-    if (isUniqueViolation(error)) throw slugTaken('post', input.slug);
+    if (isUniqueViolation(error)) throw new SlugTakenError('post', input.slug);
     throw error;
   }
   return requirePost(db, siteId, id);
@@ -171,7 +171,7 @@ export async function updatePost(db: Database, siteId: number, postId: number, c
   try {
     await updateVersionedRow(db, 'posts', { id: postId, site_id: siteId }, expectedVersion, columns, { what: 'post', notFound: `This site has no post ${postId}.` });
   } catch (error) {
-    if (isUniqueViolation(error) && changes.slug !== undefined) throw slugTaken('post', changes.slug);
+    if (isUniqueViolation(error) && changes.slug !== undefined) throw new SlugTakenError('post', changes.slug);
     throw error;
   }
   return requirePost(db, siteId, postId);

@@ -1,5 +1,4 @@
 import type { Queryable } from '../db/queries.js';
-import { ConflictError } from '../shared/errors.js';
 
 /** Helpers shared by the content modules (posts, pages, comments, forms, appearance). */
 
@@ -14,10 +13,6 @@ export function contentStatusOf(value: unknown): ContentStatus {
 export interface UserRef {
   id: number;
   name: string;
-}
-
-export function slugTaken(kind: 'post' | 'page', slug: string): ConflictError {
-  return new ConflictError(`Another ${kind} of this site already has the slug "${slug}". Choose another slug.`, 'slug_taken');
 }
 
 /** Whether `userId` is an account with a role at the site (authors of posts must be). */

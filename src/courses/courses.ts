@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { isMysql, requireDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow } from '../db/versioned-rows.js';
-import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { ConflictError, NotFoundError, SlugTakenError, ValidationError } from '../shared/errors.js';
 import { lockCourse } from './store.js';
 import { type Queryable, countOf, isUniqueViolation, whereContains } from '../db/queries.js';
 import { moneyColumns, moneyFromColumns, priceProblems, type Money } from '../shared/money.js';
@@ -170,13 +170,9 @@ export interface CourseFields {
   price: Money | null;
 }
 
-function slugTaken(slug: string): ConflictError {
-  return new ConflictError(`Another course of this site already has the slug "${slug}". Choose another slug.`, 'slug_taken');
-}
-
 async function requireSlugFree(db: Queryable, siteId: number, slug: string, exceptCourseId?: number): Promise<void> {
   const clash = (await db('courses').where({ site_id: siteId, slug }).first('id')) as { id: number } | undefined;
-  if (clash && Number(clash.id) !== exceptCourseId) throw slugTaken(slug);
+  if (clash && Number(clash.id) !== exceptCourseId) throw new SlugTakenError('course', slug);
 }
 
 /** Creates a course (a draft unless `status` says otherwise); 409 `slug_taken` when the slug is in use at the site. */
@@ -202,7 +198,7 @@ export async function createCourse(db: Database, siteId: number, input: CourseFi
     id = Number(inserted);
   } catch (error) {
     // Two creates with one slug at once: the unique index decides.
-    if (isUniqueViolation(error)) throw slugTaken(input.slug);
+    if (isUniqueViolation(error)) throw new SlugTakenError('course', input.slug);
     throw error;
   }
   return requireCourse(db, siteId, id);
@@ -230,7 +226,7 @@ export async function updateCourse(db: Database, siteId: number, courseId: numbe
   try {
     await updateVersionedRow(db, 'courses', { id: courseId, site_id: siteId }, expectedVersion, columns, { what: 'course', notFound: `This site has no course ${courseId}.` });
   } catch (error) {
-    if (isUniqueViolation(error) && typeof columns.slug === 'string') throw slugTaken(columns.slug);
+    if (isUniqueViolation(error) && typeof columns.slug === 'string') throw new SlugTakenError('course', columns.slug);
     throw error;
   }
   return requireCourse(db, siteId, courseId);

@@ -1,7 +1,7 @@
 import { requireDate } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow, versionMismatch } from '../db/versioned-rows.js';
-import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
+import { ConflictError, NotFoundError, SlugTakenError, ValidationError, type FieldProblem } from '../shared/errors.js';
 import type { Site } from '../sites/sites.js';
 import { timeZoneOrProblem, webUrlProblem } from './common.js';
 import { type Queryable, isUniqueViolation } from '../db/queries.js';
@@ -209,14 +209,10 @@ function fieldColumns(fields: EventFields): Record<string, unknown> {
   };
 }
 
-function slugTaken(slug: string): ConflictError {
-  return new ConflictError(`Another event of this site already uses the slug "${slug}". Choose another slug.`, 'slug_taken');
-}
-
 async function requireSlugFree(db: Queryable, siteId: number, slug: string, exceptEventId?: number): Promise<void> {
   const query = db('events').where({ site_id: siteId, slug });
   if (exceptEventId !== undefined) query.whereNot('id', exceptEventId);
-  if (await query.first('id')) throw slugTaken(slug);
+  if (await query.first('id')) throw new SlugTakenError('event', slug);
 }
 
 // --- Creating -----------------------------------------------------------------------------------------------------------
@@ -267,7 +263,7 @@ export async function createEvent(db: Queryable, site: Site, input: NewEvent): P
     const [inserted] = await db('events').insert({ site_id: site.id, ...fieldColumns(fields), version: 1, created_at: now, updated_at: now });
     id = Number(inserted);
   } catch (error) {
-    if (isUniqueViolation(error)) throw slugTaken(fields.slug);
+    if (isUniqueViolation(error)) throw new SlugTakenError('event', fields.slug);
     throw error;
   }
   return requireEvent(db, site.id, id);
@@ -324,7 +320,7 @@ export async function updateEvent(db: Queryable, siteId: number, eventId: number
     try {
       await updateVersionedRow(trx, 'events', { id: eventId, site_id: siteId }, expectedVersion, touched, { what: 'event', notFound: `This site has no event ${eventId}.` });
     } catch (error) {
-      if (isUniqueViolation(error)) throw slugTaken(merged.slug);
+      if (isUniqueViolation(error)) throw new SlugTakenError('event', merged.slug);
       throw error;
     }
   });

@@ -43,6 +43,13 @@ export class ConflictError extends AppError {
   }
 }
 
+/** 409 `slug_taken`: another `kind` of the same site has the slug (slugs name URLs, so they are unique per site). */
+export class SlugTakenError extends ConflictError {
+  constructor(kind: string, slug: string) {
+    super(`Another ${kind} of this site already has the slug "${slug}". Choose another slug.`, 'slug_taken');
+  }
+}
+
 /** An unknown origin never falls back to another site's data (issue 2, many sites per process). */
 export class SiteNotFoundError extends NotFoundError {
   constructor(origin: string) {
