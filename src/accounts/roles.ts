@@ -1,4 +1,5 @@
 import type { Database } from '../db/connection.js';
+import type { Queryable } from '../db/queries.js';
 import { ValidationError } from '../shared/errors.js';
 
 /** Roles a person can hold at a site. Anyone with a role, students included, can authorize a member client (Authentication 4). */
@@ -39,4 +40,9 @@ export async function recordMembershipChange(db: Database, siteId: number, userI
 export async function rolesAt(db: Database, siteId: number, userId: number): Promise<Role[]> {
   const rows: Array<{ role: string }> = await db('site_roles').where({ site_id: siteId, user_id: userId }).orderBy('role').select('role');
   return rows.map((row) => parseRole(row.role));
+}
+
+/** Whether the account holds any role at the site: what makes it a member there (authors, lecturers, owners, students). */
+export async function isSiteMember(db: Queryable, siteId: number, userId: number): Promise<boolean> {
+  return (await db('site_roles').where({ site_id: siteId, user_id: userId }).first('id')) !== undefined;
 }

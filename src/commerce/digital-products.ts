@@ -1,3 +1,4 @@
+import { isSiteMember } from '../accounts/roles.js';
 import type { Knex } from 'knex';
 import { requireDate, toDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
@@ -329,8 +330,7 @@ export async function grantOwnership(db: Database, siteId: number, productId: nu
   try {
     await db.transaction(async (trx) => {
       await requireProductRow(trx, siteId, productId);
-      const member = await trx('site_roles').where({ site_id: siteId, user_id: input.userId }).first('id');
-      if (!member) throw new ValidationError('The user is not a member of this site.', [{ pointer: '/userId', message: 'is not a member of this site' }]);
+      if (!(await isSiteMember(trx, siteId, input.userId))) throw new ValidationError('The user is not a member of this site.', [{ pointer: '/userId', message: 'is not a member of this site' }]);
       if (await trx('digital_product_ownerships').where({ product_id: productId, user_id: input.userId }).first('id')) throw alreadyOwned(productId, input.userId);
       await trx('digital_product_ownerships').insert({ site_id: siteId, product_id: productId, user_id: input.userId, acquired_at: acquiredAt, expires_at: expiresAt, created_at: new Date() });
     });

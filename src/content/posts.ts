@@ -1,9 +1,10 @@
+import { isSiteMember } from '../accounts/roles.js';
 import type { Knex } from 'knex';
 import { requireDate, toDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, SlugTakenError, ValidationError } from '../shared/errors.js';
-import { contentStatusOf, isSiteUser, type ContentStatus, type UserRef } from './shared.js';
+import { contentStatusOf, type ContentStatus, type UserRef } from './shared.js';
 import { type Queryable, isUniqueViolation, whereContains } from '../db/queries.js';
 
 /**
@@ -99,7 +100,7 @@ export async function listPosts(db: Database, siteId: number, filters: PostFilte
 // --- Creating and changing ----------------------------------------------------------------------------------------------
 
 async function requireAuthor(db: Queryable, siteId: number, userId: number): Promise<void> {
-  if (!(await isSiteUser(db, siteId, userId))) {
+  if (!(await isSiteMember(db, siteId, userId))) {
     throw new ValidationError('The author must be a user of this site.', [{ pointer: '/authorUserId', message: `user ${userId} has no role at this site` }]);
   }
 }

@@ -1,4 +1,3 @@
-import type { Queryable } from '../db/queries.js';
 
 /** Helpers shared by the content modules (posts, pages, comments, forms, appearance). */
 
@@ -15,8 +14,3 @@ export interface UserRef {
   name: string;
 }
 
-/** Whether `userId` is an account with a role at the site (authors of posts must be). */
-export async function isSiteUser(db: Queryable, siteId: number, userId: number): Promise<boolean> {
-  const row = (await db('site_roles').where({ site_id: siteId, user_id: userId }).first('id')) as { id: number } | undefined;
-  return row !== undefined;
-}

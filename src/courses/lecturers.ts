@@ -1,4 +1,4 @@
-import { grantRole } from '../accounts/roles.js';
+import { grantRole, isSiteMember } from '../accounts/roles.js';
 import { isMysql, requireDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow } from '../db/versioned-rows.js';
@@ -109,8 +109,7 @@ function lecturerExists(userId: number): ConflictError {
  * `lecturer` role if they lack it, in one transaction. 409 `lecturer_exists` when they have a profile here.
  */
 export async function createLecturer(db: Database, siteId: number, input: NewLecturer): Promise<LecturerRecord> {
-  const role = await db('site_roles').where({ site_id: siteId, user_id: input.userId }).first('id');
-  if (!role) throw new ValidationError('A lecturer profile is for a person with a role at this site.', [{ pointer: '/userId', message: 'is not a user with a role at this site' }]);
+  if (!(await isSiteMember(db, siteId, input.userId))) throw new ValidationError('A lecturer profile is for a person with a role at this site.', [{ pointer: '/userId', message: 'is not a user with a role at this site' }]);
   const existing = await db('lecturer_profiles').where({ site_id: siteId, user_id: input.userId }).first('id');
   if (existing) throw lecturerExists(input.userId);
   let id: number;

@@ -1,10 +1,10 @@
-import { OPERATOR_ROLES, ROLES, parseRole, recordMembershipChange, type Role } from '../accounts/roles.js';
+import { isSiteMember, OPERATOR_ROLES, ROLES, parseRole, recordMembershipChange, type Role } from '../accounts/roles.js';
 import { createUser, normalizeEmail } from '../accounts/users.js';
 import { isMysql, requireDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { versionMismatch } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError } from '../shared/errors.js';
-import { ACTIVE_SUBSCRIPTION_STATES, isMember } from './references.js';
+import { ACTIVE_SUBSCRIPTION_STATES } from './references.js';
 import { containsPattern } from '../db/queries.js';
 
 /**
@@ -196,7 +196,7 @@ export async function addMember(db: Database, siteId: number, actor: Actor, inpu
     let id: number;
     if (existing) {
       id = Number(existing.id);
-      if (await isMember(trx, siteId, id)) {
+      if (await isSiteMember(trx, siteId, id)) {
         throw new ConflictError(`${email} is already a member of this site; change their roles with updateMember.`, 'member_exists');
       }
     } else {

@@ -1,13 +1,9 @@
+import { isSiteMember } from '../accounts/roles.js';
 import type { Database } from '../db/connection.js';
 import { ValidationError } from '../shared/errors.js';
 
 /** Subscription states that still give access: a member in one of them cannot be removed from the site. */
 export const ACTIVE_SUBSCRIPTION_STATES = ['trialing', 'active', 'past_due'] as const;
-
-/** Whether the account holds any role at the site. */
-export async function isMember(db: Database, siteId: number, userId: number): Promise<boolean> {
-  return (await db('site_roles').where({ site_id: siteId, user_id: userId }).first('id')) !== undefined;
-}
 
 /**
  * A `userId` in a request body must name a member of this site: 400 with the pointer otherwise. Accounts without a
@@ -15,7 +11,7 @@ export async function isMember(db: Database, siteId: number, userId: number): Pr
  * (createMember).
  */
 export async function requireMemberReference(db: Database, siteId: number, userId: number, pointer = '/userId'): Promise<void> {
-  if (!(await isMember(db, siteId, userId))) {
+  if (!(await isSiteMember(db, siteId, userId))) {
     throw new ValidationError(`No member of this site has the id ${userId}.`, [{ pointer, message: 'is not a member of this site (add them with createMember first)' }]);
   }
 }
