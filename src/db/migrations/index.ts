@@ -10,6 +10,7 @@ import * as clientMetadataCache from './0008_client_metadata_cache.js';
 import * as adminVersions from './0009_admin_versions.js';
 import * as content from './0010_content.js';
 import * as people from './0011_people.js';
+import * as tokenFamilies from './0012_token_families.js';
 
 type Migration = Knex.Migration;
 
@@ -26,6 +27,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['0009_admin_versions', adminVersions],
   ['0010_content', content],
   ['0011_people', people],
+  ['0012_token_families', tokenFamilies],
 ];
 
 /** Bundled with the code instead of read from a folder, so the same list runs from src/ (tsx) and dist/ (node). */
