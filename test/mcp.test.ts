@@ -14,7 +14,7 @@ import { buildDemoDocument, DEMO_LOGINS } from '../src/demo/demo-school.js';
 import type { ImportDocument } from '../src/import/document.js';
 import { importSiteDocument } from '../src/import/import-site.js';
 import { encodeNodeId } from '../src/member/ids.js';
-import { insertPair, revokePair } from '../src/oauth/tokens/store.js';
+import { insertPair, newGrantId, revokeGrant } from '../src/oauth/tokens/store.js';
 import { createLogger } from '../src/shared/logger.js';
 import { createSite, type Site } from '../src/sites/sites.js';
 import { startServer } from '../src/server.js';
@@ -376,10 +376,10 @@ function mcpSuite(variant: Variant, scratch: () => ScratchDatabase): void {
   }
 
   /** A token written straight into the store, for the shapes the token endpoint never issues. */
-  async function storedToken(overrides: { userId: number | null; schoolId: number | null; site?: Site }): Promise<{ token: string; pairId: number }> {
+  async function storedToken(overrides: { userId: number | null; schoolId: number | null; site?: Site }): Promise<{ token: string; grantId: string; pairId: number }> {
     const site = overrides.site ?? server.siteA;
-    const issued = await insertPair(db, { siteId: site.id, clientRef: memberApp.client.ref, userId: overrides.userId, scopes: ['openid', 'account:read', 'account:write'], resource: site.origin, schoolId: overrides.schoolId, authTime: new Date() });
-    return { token: issued.accessToken, pairId: issued.pair.id };
+    const issued = await insertPair(db, { grantId: newGrantId(), siteId: site.id, clientRef: memberApp.client.ref, userId: overrides.userId, scopes: ['openid', 'account:read', 'account:write'], resource: site.origin, schoolId: overrides.schoolId, authTime: new Date() });
+    return { token: issued.accessToken, grantId: issued.pair.grantId, pairId: issued.pair.id };
   }
 
   before(async function () {
@@ -768,7 +768,7 @@ function mcpSuite(variant: Variant, scratch: () => ScratchDatabase): void {
       await db('token_pairs').where({ id: expired.pairId }).update({ access_expires_at: new Date(Date.now() - 1000) });
       await expectInvalidToken(origin, expired.token, /expired/);
       const revoked = await storedToken({ userId: mia.id, schoolId: variant === 'A' ? server.siteA.id : null });
-      await revokePair(db, revoked.pairId);
+      await revokeGrant(db, revoked.grantId, 'revoked');
       await expectInvalidToken(origin, revoked.token, /revoked/);
     });
 
@@ -924,7 +924,7 @@ function mcpSuite(variant: Variant, scratch: () => ScratchDatabase): void {
           // The token is written to the store directly: issuing it through this instance would open its pool early.
           const site = await faultSite(db, faultOrigin, mia);
           const faultClient = await makeClient(db, site, { audience: 'member', confidential: false, scopes: ['account:read'] });
-          const issued = await insertPair(db, { siteId: site.id, clientRef: faultClient.client.ref, userId: mia.id, scopes: ['account:read'], resource: faultOrigin, schoolId: variant === 'A' ? site.id : null, authTime: new Date() });
+          const issued = await insertPair(db, { grantId: newGrantId(), siteId: site.id, clientRef: faultClient.client.ref, userId: mia.id, scopes: ['account:read'], resource: faultOrigin, schoolId: variant === 'A' ? site.id : null, authTime: new Date() });
           fs.renameSync(config.filename, moved);
           fs.mkdirSync(config.filename);
           swapped = true;

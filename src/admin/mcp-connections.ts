@@ -2,6 +2,7 @@ import type { Database } from '../db/connection.js';
 import { ConflictError, ValidationError, type FieldProblem } from '../shared/errors.js';
 import { metadataDocumentHosts, normalizeHost, setMetadataDocumentHosts } from '../sites/registration-policy.js';
 import { getSite, updateSite, type Site } from '../sites/sites.js';
+import { withTransaction } from '../db/transaction.js';
 
 /**
  * The MCP connections settings of a site (admin API /school/mcp-connections and the admin area's settings page): the
@@ -54,7 +55,7 @@ export async function updateMcpConnections(db: Database, site: Site, changes: Mc
     (changes.openRegistration === undefined || changes.openRegistration === current.openRegistration) &&
     (hosts === undefined || JSON.stringify(hosts) === JSON.stringify(current.metadataDocumentHosts));
   if (unchanged) return current;
-  const updated = await db.transaction(async (trx) => {
+  const updated = await withTransaction(db, async (trx) => {
     const saved = await updateSite(
       trx,
       site.id,

@@ -8,6 +8,7 @@ import { sha256Hex } from '../shared/random.js';
 import { clientFromRow, createClient, rotateClientSecret, validateClientInput, type ClientKind, type ClientRow, type OAuthClient } from './clients.js';
 import type { Audience } from './scopes.js';
 import type { Queryable } from '../db/queries.js';
+import { withTransaction } from '../db/transaction.js';
 
 /**
  * A site's OAuth applications as operators manage them (Developers > OAuth applications; the admin API's
@@ -135,7 +136,7 @@ export async function createApplication(db: Database, siteId: number, input: New
     problems.push({ pointer: '/vendorClientName', message: 'is only for a vendor_platform application' });
   }
   if (problems.length > 0) throw new ValidationError('The OAuth application is not valid.', problems);
-  const created = await db.transaction(async (trx) => {
+  const created = await withTransaction(db, async (trx) => {
     const vendorClientName = input.kind === 'vendor_platform' ? input.vendorClientName?.trim() : undefined;
     if (vendorClientName !== undefined) await requireVendorNameFree(trx, siteId, vendorClientName);
     const result = await createClient(trx, siteId, {
@@ -216,7 +217,7 @@ export async function updateApplication(db: Database, siteId: number, clientId: 
     (changes.redirectUris !== undefined && !sameList(changes.redirectUris, client.redirectUris)) ||
     (scopes !== undefined && !sameList(scopes, client.scopes));
   if (!changesClient && !renamesVendor) return current;
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     if (renamesVendor) {
       await requireVendorNameFree(trx, siteId, vendorClientName, client.ref);
       await trx('vendor_platforms').where({ client_ref: client.ref }).delete();
@@ -233,8 +234,8 @@ export async function updateApplication(db: Database, siteId: number, clientId: 
  */
 export async function deleteApplication(db: Database, siteId: number, clientId: string): Promise<{ application: Application; revokedPairs: number }> {
   const application = await requireApplication(db, siteId, clientId);
-  const revokedPairs = await db.transaction(async (trx) => {
-    const revoked = await revokePairsWhere(trx, { client_ref: application.client.ref, site_id: siteId });
+  const revokedPairs = await withTransaction(db, async (trx) => {
+    const revoked = await revokePairsWhere(trx, { client_ref: application.client.ref, site_id: siteId }, 'revoked');
     await trx('oauth_clients').where({ id: application.client.ref, site_id: siteId }).delete();
     return revoked;
   });

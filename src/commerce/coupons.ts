@@ -6,6 +6,7 @@ import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from
 import { numberOf } from './common.js';
 import { moneyFromColumns, type Money } from '../shared/money.js';
 import { type Queryable, isUniqueViolation, whereContains } from '../db/queries.js';
+import { withTransaction } from '../db/transaction.js';
 
 /**
  * The site's coupons (admin API `/coupons`; docs/admin-commerce.md). A coupon takes `percentOff` percent or
@@ -203,7 +204,7 @@ function columnsOf(fields: CouponPatch): Record<string, unknown> {
 export async function createCoupon(db: Database, siteId: number, fields: CouponFields): Promise<Coupon> {
   checkFields(fields, 0);
   try {
-    const id = await db.transaction(async (trx) => {
+    const id = await withTransaction(db, async (trx) => {
       await assertCodeFree(trx, siteId, fields.code, null);
       const now = new Date();
       const [inserted] = await trx('coupons').insert({ site_id: siteId, ...columnsOf(fields), redeemed_count: 0, version: 1, created_at: now, updated_at: now });
@@ -227,7 +228,7 @@ function fieldsOf(coupon: Coupon): CouponFields {
  */
 export async function updateCoupon(db: Database, siteId: number, couponId: number, patch: CouponPatch, expectedVersion: number): Promise<Coupon> {
   try {
-    await db.transaction(async (trx) => {
+    await withTransaction(db, async (trx) => {
       const current = await requireCoupon(trx, siteId, couponId);
       const changes: CouponPatch = { ...patch };
       if (patch.discountKind !== undefined && patch.discountKind !== current.discountKind) {
@@ -247,7 +248,7 @@ export async function updateCoupon(db: Database, siteId: number, couponId: numbe
 
 /** Deletes a coupon no order used; 409 `coupon_in_use` otherwise (deactivate it instead). */
 export async function deleteCoupon(db: Database, siteId: number, couponId: number): Promise<void> {
-  await db.transaction(async (trx: Knex.Transaction) => {
+  await withTransaction(db, async (trx: Knex.Transaction) => {
     const coupon = await requireCoupon(trx, siteId, couponId);
     if (coupon.orderCount > 0) {
       throw new ConflictError(

@@ -7,6 +7,7 @@ import { ConflictError, NotFoundError, SlugTakenError, ValidationError, type Fie
 import { numberOf } from './common.js';
 import { moneyFromColumns, type Money } from '../shared/money.js';
 import { type Queryable, isUniqueViolation, whereContains } from '../db/queries.js';
+import { withTransaction } from '../db/transaction.js';
 
 /**
  * The site's digital products and who owns them (admin API `/digital-products`; docs/admin-commerce.md). Slugs are
@@ -169,7 +170,7 @@ function columnsOf(fields: DigitalProductPatch): Record<string, unknown> {
 export async function createDigitalProduct(db: Database, siteId: number, fields: DigitalProductFields): Promise<DigitalProduct> {
   checkFields(fields);
   try {
-    const id = await db.transaction(async (trx) => {
+    const id = await withTransaction(db, async (trx) => {
       await assertSlugFree(trx, siteId, fields.slug, null);
       const now = new Date();
       const [inserted] = await trx('digital_products').insert({ site_id: siteId, ...columnsOf(fields), version: 1, created_at: now, updated_at: now });
@@ -185,7 +186,7 @@ export async function createDigitalProduct(db: Database, siteId: number, fields:
 export async function updateDigitalProduct(db: Database, siteId: number, productId: number, patch: DigitalProductPatch, expectedVersion: number): Promise<DigitalProduct> {
   checkFields(patch);
   try {
-    await db.transaction(async (trx) => {
+    await withTransaction(db, async (trx) => {
       const current = await requireDigitalProduct(trx, siteId, productId);
       if (patch.slug !== undefined && patch.slug !== current.slug) await assertSlugFree(trx, siteId, patch.slug, productId);
       await updateVersionedRow(trx, 'digital_products', { site_id: siteId, id: productId }, expectedVersion, columnsOf(patch), {
@@ -202,7 +203,7 @@ export async function updateDigitalProduct(db: Database, siteId: number, product
 
 /** Deletes a product nobody owns and no order contains (409 `product_has_owners` / `product_in_orders` otherwise). */
 export async function deleteDigitalProduct(db: Database, siteId: number, productId: number): Promise<void> {
-  await db.transaction(async (trx: Knex.Transaction) => {
+  await withTransaction(db, async (trx: Knex.Transaction) => {
     const product = await requireDigitalProduct(trx, siteId, productId);
     if (product.ownerCount > 0) {
       throw new ConflictError(
@@ -328,7 +329,7 @@ export async function grantOwnership(db: Database, siteId: number, productId: nu
     throw new ValidationError('The ownership breaks a rule: see errors.', [{ pointer: '/expiresAt', message: 'must be after acquiredAt' }]);
   }
   try {
-    await db.transaction(async (trx) => {
+    await withTransaction(db, async (trx) => {
       await requireProductRow(trx, siteId, productId);
       if (!(await isSiteMember(trx, siteId, input.userId))) throw new ValidationError('The user is not a member of this site.', [{ pointer: '/userId', message: 'is not a member of this site' }]);
       if (await trx('digital_product_ownerships').where({ product_id: productId, user_id: input.userId }).first('id')) throw alreadyOwned(productId, input.userId);

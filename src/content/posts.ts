@@ -6,6 +6,7 @@ import { updateVersionedRow } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, SlugTakenError, ValidationError } from '../shared/errors.js';
 import { contentStatusOf, type ContentStatus, type UserRef } from './shared.js';
 import { type Queryable, isUniqueViolation, whereContains } from '../db/queries.js';
+import { withTransaction } from '../db/transaction.js';
 
 /**
  * Blog posts as operators manage them (the admin API's /posts, docs/admin-content.md): drafts and published posts,
@@ -217,7 +218,7 @@ export async function countPostComments(db: Queryable, siteId: number, postId: n
 
 /** Deletes a post that nobody has commented on; otherwise 409 `post_has_comments` (unpublish it instead). */
 export async function deletePost(db: Database, siteId: number, postId: number): Promise<void> {
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     const post = await requirePost(trx, siteId, postId);
     const comments = await countPostComments(trx, siteId, postId);
     if (comments > 0) {

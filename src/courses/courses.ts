@@ -6,6 +6,7 @@ import { ConflictError, NotFoundError, SlugTakenError, ValidationError } from '.
 import { lockCourse } from './store.js';
 import { type Queryable, countOf, isUniqueViolation, whereContains } from '../db/queries.js';
 import { moneyColumns, moneyFromColumns, priceProblems, type Money } from '../shared/money.js';
+import { withTransaction } from '../db/transaction.js';
 
 /**
  * The site's courses as operators manage them (admin API /courses; rules in docs/admin-courses.md): the catalogue
@@ -237,7 +238,7 @@ export async function updateCourse(db: Database, siteId: number, courseId: numbe
  * (400 at `/lecturerIds/<i>`). A changed list moves the course's version (its representation lists them).
  */
 export async function setCourseLecturers(db: Database, siteId: number, courseId: number, lecturerIds: readonly number[]): Promise<Course> {
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     await lockCourse(trx, siteId, courseId);
     const profiles = trx('lecturer_profiles').where({ site_id: siteId }).whereIn('id', [...lecturerIds]).select('id');
     // Shared locks on MySQL: a concurrent deleteLecturer cannot remove a profile this assignment is about to list.
@@ -269,7 +270,7 @@ async function countWhere(builder: Knex.QueryBuilder): Promise<number> {
  * (409 `course_in_orders`): archive it instead.
  */
 export async function deleteCourse(db: Database, siteId: number, courseId: number): Promise<void> {
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     await lockCourse(trx, siteId, courseId);
     const enrollments = await countWhere(trx('enrollments').where({ course_id: courseId }));
     if (enrollments > 0) {

@@ -5,6 +5,7 @@ import { versionMismatch } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
 import { lockCourse, placeAt, siblingsInOrder, writePositions } from './store.js';
 import { type Queryable, countOf } from '../db/queries.js';
+import { withTransaction } from '../db/transaction.js';
 
 /**
  * The syllabus of a course as operators edit it (admin API /courses/{id}/curriculum, /sections, /lectures; rules in
@@ -219,7 +220,7 @@ function positionProblem(position: number | undefined, max: number, what: string
 
 /** Adds a section last, or at `position` (the sections from there on move down by one). */
 export async function createSection(db: Database, siteId: number, courseId: number, input: { title: string; position?: number | undefined }): Promise<SectionRecord> {
-  const id = await db.transaction(async (trx) => {
+  const id = await withTransaction(db, async (trx) => {
     await lockCourse(trx, siteId, courseId);
     const siblings = await siblingsInOrder(trx, 'course_sections', { course_id: courseId });
     const problems = positionProblem(input.position, siblings.length, 'the number of sections');
@@ -236,7 +237,7 @@ export async function createSection(db: Database, siteId: number, courseId: numb
 
 /** Renames and/or moves a section at `expectedVersion`; the sections in between shift by one. */
 export async function updateSection(db: Database, siteId: number, courseId: number, sectionId: number, changes: { title?: string | undefined; position?: number | undefined }, expectedVersion: number): Promise<SectionRecord> {
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     await lockCourse(trx, siteId, courseId);
     const current = await sectionRow(trx, courseId, sectionId);
     if (!current) throw sectionNotFound(courseId, sectionId);
@@ -262,7 +263,7 @@ export async function updateSection(db: Database, siteId: number, courseId: numb
 
 /** Deletes an empty section (409 `section_not_empty` otherwise); the sections after it move up by one. */
 export async function deleteSection(db: Database, siteId: number, courseId: number, sectionId: number): Promise<void> {
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     await lockCourse(trx, siteId, courseId);
     const current = await sectionRow(trx, courseId, sectionId);
     if (!current) throw sectionNotFound(courseId, sectionId);
@@ -342,7 +343,7 @@ function notASection(): ValidationError {
 
 /** Adds a lecture to a section of the course, last or at `position` (the lectures from there on move down by one). */
 export async function createLecture(db: Database, siteId: number, courseId: number, input: NewLecture): Promise<LectureRecord> {
-  const id = await db.transaction(async (trx) => {
+  const id = await withTransaction(db, async (trx) => {
     await lockCourse(trx, siteId, courseId);
     if (!(await sectionRow(trx, courseId, input.sectionId))) throw notASection();
     const siblings = await siblingsInOrder(trx, 'lectures', { section_id: input.sectionId });
@@ -382,7 +383,7 @@ function sameTime(a: Date | null, b: Date | null): boolean {
  * `position`); `position` alone moves it within its section. Both sections are renumbered densely.
  */
 export async function updateLecture(db: Database, siteId: number, courseId: number, lectureId: number, changes: LectureChanges, expectedVersion: number): Promise<LectureRecord> {
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     await lockCourse(trx, siteId, courseId);
     const row = await lectureRow(trx, courseId, lectureId);
     if (!row) throw lectureNotFound(courseId, lectureId);
@@ -435,7 +436,7 @@ export async function updateLecture(db: Database, siteId: number, courseId: numb
  * `lecture_has_progress` while members have progress rows on it or an enrollment resumes at it: lock it instead.
  */
 export async function deleteLecture(db: Database, siteId: number, courseId: number, lectureId: number): Promise<void> {
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     await lockCourse(trx, siteId, courseId);
     const row = await lectureRow(trx, courseId, lectureId);
     if (!row) throw lectureNotFound(courseId, lectureId);

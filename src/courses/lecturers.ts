@@ -4,6 +4,7 @@ import { listPage, type ListQuery, type SortColumns } from '../db/keyset-paginat
 import { updateVersionedRow } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { type Queryable, isUniqueViolation, whereContains } from '../db/queries.js';
+import { withTransaction } from '../db/transaction.js';
 
 /**
  * Lecturer profiles as operators manage them (admin API /lecturers; rules in docs/admin-courses.md): one per person
@@ -114,7 +115,7 @@ export async function createLecturer(db: Database, siteId: number, input: NewLec
   if (existing) throw lecturerExists(input.userId);
   let id: number;
   try {
-    id = await db.transaction(async (trx) => {
+    id = await withTransaction(db, async (trx) => {
       const now = new Date();
       const [inserted] = await trx('lecturer_profiles').insert({
         site_id: siteId,
@@ -155,7 +156,7 @@ export async function updateLecturer(db: Database, siteId: number, lecturerId: n
 
 /** Deletes a profile that no course lists (409 `lecturer_assigned` naming the courses otherwise). Roles stay. */
 export async function deleteLecturer(db: Database, siteId: number, lecturerId: number): Promise<void> {
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     // On MySQL, a concurrent setCourseLecturers (which reads the profiles FOR SHARE) waits for this delete, or this for it.
     if (isMysql(trx)) await trx('lecturer_profiles').where({ id: lecturerId, site_id: siteId }).forUpdate().first('id');
     const lecturer = await requireLecturer(trx, siteId, lecturerId);

@@ -9,6 +9,7 @@ import { importPages, importPosts } from './resources/content.js';
 import { importLecturers, importUsers } from './resources/people.js';
 import { importSite } from './resources/site.js';
 import { validateImportDocument } from './validate.js';
+import { withTransaction } from '../db/transaction.js';
 
 export type { ImportCount, ImportReport, ImportTable } from './context.js';
 export { IMPORT_TABLES } from './context.js';
@@ -23,7 +24,7 @@ export { IMPORT_TABLES } from './context.js';
  */
 export async function importSiteDocument(db: Database, raw: unknown): Promise<ImportReport> {
   const document = validateImportDocument(raw);
-  return db.transaction(async (trx) => {
+  return withTransaction(db, async (trx) => {
     const ctx = new ImportContext(trx, document, new Date());
     const site = await importSite(ctx);
     await importUsers(ctx);

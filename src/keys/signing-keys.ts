@@ -1,5 +1,6 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { parseJsonColumn, type Database } from '../db/connection.js';
+import { withTransaction } from '../db/transaction.js';
 
 /** id_tokens are signed with ES256 (spec: Token response). */
 export const SIGNING_ALG = 'ES256';
@@ -57,7 +58,7 @@ function keyFromRow(row: KeyRow): SigningKey {
  */
 export async function rotateSigningKey(db: Database, siteId: number): Promise<SigningKey> {
   const key = await newKey();
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     await trx('sites').where({ id: siteId }).forUpdate().first();
     const now = new Date();
     await trx('signing_keys').where({ site_id: siteId, state: 'active' }).update({ state: 'retired', retired_at: now });
@@ -70,7 +71,7 @@ export async function rotateSigningKey(db: Database, siteId: number): Promise<Si
 export async function activeSigningKey(db: Database, siteId: number): Promise<SigningKey> {
   const row = await db<KeyRow>('signing_keys').where({ site_id: siteId, state: 'active' }).orderBy('id', 'desc').first();
   if (row) return keyFromRow(row);
-  return db.transaction(async (trx) => {
+  return withTransaction(db, async (trx) => {
     await trx('sites').where({ id: siteId }).forUpdate().first();
     const existing = await trx<KeyRow>('signing_keys').where({ site_id: siteId, state: 'active' }).first();
     if (existing) return keyFromRow(existing);

@@ -3,7 +3,8 @@ import type { Scope } from '../clients/scopes.js';
 import type { Database } from '../db/connection.js';
 import type { Site } from '../sites/sites.js';
 import { InsufficientScopeError, InvalidTokenError } from './errors.js';
-import { findPairByAccessToken, recordFirstUse, type TokenPair } from './tokens/store.js';
+import { recordFirstUse } from './tokens/rotation.js';
+import { findPairByAccessToken, type TokenPair } from './tokens/store.js';
 
 /** A live access token presented to this site, with its client. */
 export interface VerifiedToken {
@@ -39,7 +40,7 @@ export async function verifyAccessToken(db: Database, site: Site, token: string,
   if (pair.accessExpiresAt.getTime() <= now.getTime()) throw new InvalidTokenError(site.origin, 'the access token has expired; use the refresh token');
   const clientRow = await db<ClientRow>('oauth_clients').where({ id: pair.clientRef }).first();
   if (!clientRow) throw new InvalidTokenError(site.origin, 'the client of this access token no longer exists');
-  await recordFirstUse(db, pair, now);
+  if (!(await recordFirstUse(db, pair, now))) throw new InvalidTokenError(site.origin, 'the access token has been revoked');
   return { pair, client: clientFromRow(clientRow), scopes: pair.scopes, userId: pair.userId };
 }
 

@@ -3,6 +3,7 @@ import { requireDate } from '../db/connection.js';
 import { randomToken, sha256Hex } from '../shared/random.js';
 import type { Scope } from '../clients/scopes.js';
 import { AUTHORIZATION_CODE_TTL_SECONDS } from './tokens/lifetimes.js';
+import { newGrantId } from './tokens/store.js';
 
 export interface NewAuthorizationCode {
   siteId: number;
@@ -29,7 +30,8 @@ export interface AuthorizationCodeRecord {
   authTime: Date;
   expiresAt: Date;
   consumedAt: Date | null;
-  tokenPairId: number | null;
+  /** The grant every pair issued for this code belongs to; a replay of the code revokes it. */
+  grantId: string;
 }
 
 interface CodeRow {
@@ -46,10 +48,10 @@ interface CodeRow {
   auth_time: unknown;
   expires_at: unknown;
   consumed_at: unknown;
-  token_pair_id: number | null;
+  grant_id: string;
 }
 
-/** Issues a single-use authorization code (256 bits, stored hashed) for a completed consent. */
+/** Issues a single-use authorization code (256 bits, stored hashed) for a completed consent: one new grant. */
 export async function issueAuthorizationCode(db: Database, input: NewAuthorizationCode): Promise<string> {
   const code = `sgc_${randomToken(32)}`;
   const now = new Date();
@@ -58,6 +60,7 @@ export async function issueAuthorizationCode(db: Database, input: NewAuthorizati
     client_ref: input.clientRef,
     user_id: input.userId,
     code_hash: sha256Hex(code),
+    grant_id: newGrantId(),
     redirect_uri: input.redirectUri,
     scope: input.scopes.join(' '),
     resource: input.resource,
@@ -87,6 +90,6 @@ export async function findAuthorizationCode(db: Database, siteId: number, code: 
     authTime: requireDate(row.auth_time),
     expiresAt: requireDate(row.expires_at),
     consumedAt: row.consumed_at === null ? null : requireDate(row.consumed_at),
-    tokenPairId: row.token_pair_id,
+    grantId: row.grant_id,
   };
 }

@@ -100,11 +100,29 @@ export class ServerError extends OAuthError {
   }
 }
 
+/**
+ * A value fit for a quoted auth-param of a Bearer challenge. RFC 6750 3 limits `error`, `error_description` and `scope`
+ * to %x20-21 / %x23-5B / %x5D-7E (printable ASCII without '"' and '\'), which is also valid quoted-string content
+ * (RFC 9110 5.6.4) for `realm` and the other auth-params, so every value gets this one charset. Descriptions can carry
+ * operator-controlled text (a site's name): Node refuses CR, LF and characters above U+00FF in a header, and would turn
+ * the 401/403 into a 500. So accents are dropped (NFKD: "É" → "E"), whitespace such as CR/LF/TAB becomes a space,
+ * '"' becomes "'", '\' becomes '/', and anything else outside the charset becomes '?'. Never throws.
+ */
+export function challengeParamValue(value: string): string {
+  return value
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .replace(/\s/gu, ' ')
+    .replace(/"/g, "'")
+    .replace(/\\/g, '/')
+    .replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/gu, '?');
+}
+
 /** RFC 6750 3: the challenge a protected resource sends, pointing at its RFC 9728 metadata. */
 export function bearerChallenge(origin: string, error: string, description: string, extra: Record<string, string> = {}): string {
   const params: Record<string, string> = { realm: origin, error, error_description: description, ...extra, resource_metadata: `${origin}/.well-known/oauth-protected-resource` };
   return `Bearer ${Object.entries(params)
-    .map(([name, value]) => `${name}="${value.replace(/["\\]/g, '')}"`)
+    .map(([name, value]) => `${name}="${challengeParamValue(value)}"`)
     .join(', ')}`;
 }
 

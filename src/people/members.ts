@@ -6,6 +6,7 @@ import { versionMismatch } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError } from '../shared/errors.js';
 import { ACTIVE_SUBSCRIPTION_STATES } from './references.js';
 import { containsPattern } from '../db/queries.js';
+import { withTransaction } from '../db/transaction.js';
 
 /**
  * Members of a site (docs/admin-people.md): an account (`users`, global across sites) with at least one row in
@@ -191,7 +192,7 @@ export async function addMember(db: Database, siteId: number, actor: Actor, inpu
   const email = normalizeEmail(input.email);
   const roles = sortRoles(input.roles);
   if (roles.includes('owner') && !actor.roles.includes('owner')) throw ownerRoleRestricted();
-  const { userId, accountCreated } = await db.transaction(async (trx) => {
+  const { userId, accountCreated } = await withTransaction(db, async (trx) => {
     const existing: { id: number } | undefined = await trx('users').where({ email }).first('id');
     let id: number;
     if (existing) {
@@ -217,7 +218,7 @@ export async function addMember(db: Database, siteId: number, actor: Actor, inpu
  */
 export async function updateMemberRoles(db: Database, siteId: number, actor: Actor, userId: number, roles: readonly Role[] | undefined, ifMatch: string): Promise<Member> {
   const expected = parseMemberEtag(ifMatch);
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     const current = await findMember(trx, siteId, userId);
     if (!current) throw new NotFoundError(`No member of this site has the id ${userId}.`);
     if (!expected) throw versionMismatch('member');
@@ -253,7 +254,7 @@ export async function updateMemberRoles(db: Database, siteId: number, actor: Act
  * account and for the last owner.
  */
 export async function removeMember(db: Database, siteId: number, actor: Actor, userId: number, now: Date = new Date()): Promise<void> {
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     const roles = (await trx('site_roles').where({ site_id: siteId, user_id: userId }).select('role')) as Array<{ role: string }>;
     if (roles.length === 0) throw new NotFoundError(`No member of this site has the id ${userId}.`);
     if (userId === actor.userId) throw new ConflictError('You cannot remove yourself from the site; ask another operator to do it.', 'cannot_remove_self');

@@ -3,6 +3,7 @@ import { listPage, type ListQuery, type SortColumns } from '../db/keyset-paginat
 import { updateVersionedRow } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
 import { priceProblems, type Money } from '../shared/money.js';
+import { withTransaction } from '../db/transaction.js';
 
 /** Membership plans of a site (docs/admin-people.md, Membership plans): a price per month or year, open or closed. */
 
@@ -132,7 +133,7 @@ export async function updatePlan(db: Database, siteId: number, planId: number, c
 
 /** Deletes a plan nobody ever subscribed to; subscriptions are billing history, so a plan with any is only deactivated. */
 export async function deletePlan(db: Database, siteId: number, planId: number): Promise<void> {
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     const plan = await trx('membership_plans').where({ id: planId, site_id: siteId }).first('id');
     if (!plan) throw new NotFoundError(`This site has no membership plan ${planId}.`);
     if (await trx('subscriptions').where({ plan_id: planId }).first('id')) {

@@ -3,6 +3,7 @@ import { listPage, type ListQuery, type SortColumns } from '../db/keyset-paginat
 import { updateVersionedRow, versionMismatch } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
 import { ACTIVE_SUBSCRIPTION_STATES, requireMemberReference } from './references.js';
+import { withTransaction } from '../db/transaction.js';
 
 /**
  * Subscriptions of a site's members to its membership plans (docs/admin-people.md, Subscriptions). They are billing
@@ -126,7 +127,7 @@ export async function createSubscription(db: Database, siteId: number, input: Ne
   else if (!plan.active) problems.push({ pointer: '/planId', message: 'is deactivated: it takes no new subscriptions (activate it first)' });
   if (problems.length > 0) throw new ValidationError('The subscription is not valid.', problems);
   await requireMemberReference(db, siteId, input.userId);
-  const id = await db.transaction(async (trx) => {
+  const id = await withTransaction(db, async (trx) => {
     const live = await trx('subscriptions').where({ site_id: siteId, user_id: input.userId, plan_id: input.planId }).whereIn('state', [...ACTIVE_SUBSCRIPTION_STATES]).first('id');
     if (live) throw new ConflictError('The member already has a trialing, active or past-due subscription to this plan; renew or change that one instead.', 'already_subscribed');
     const now = new Date();

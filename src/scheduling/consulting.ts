@@ -6,6 +6,7 @@ import type { Site } from '../sites/sites.js';
 import { optionalNumber, timeZoneOrProblem, usersWithRoleAt } from './common.js';
 import { type Queryable } from '../db/queries.js';
 import { moneyColumns, moneyFromColumns, priceProblems, type Money } from '../shared/money.js';
+import { withTransaction } from '../db/transaction.js';
 
 /**
  * Consulting services and their weekly slots as operators manage them (admin API /consulting-services and
@@ -148,7 +149,7 @@ async function replaceCourses(db: Queryable, serviceId: number, courseIds: reado
 export async function createService(db: Queryable, siteId: number, input: NewService): Promise<ServiceRecord> {
   const problems = await serviceProblems(db, siteId, input);
   if (problems.length > 0) throw new ValidationError('The consulting service is not valid.', problems);
-  const id = await db.transaction(async (trx) => {
+  const id = await withTransaction(db, async (trx) => {
     const now = new Date();
     const [inserted] = await trx('consulting_services').insert({
       site_id: siteId,
@@ -183,7 +184,7 @@ export async function updateService(db: Queryable, siteId: number, serviceId: nu
   if (changes.price !== undefined) Object.assign(columns, moneyColumns('price', changes.price));
   if (changes.status !== undefined) columns.status = changes.status;
   if (changes.courseIds !== undefined) columns.updated_at = new Date();
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     await updateVersionedRow(trx, 'consulting_services', { id: serviceId, site_id: siteId }, expectedVersion, columns, {
       what: 'consulting service',
       notFound: `This site has no consulting service ${serviceId}.`,
@@ -195,7 +196,7 @@ export async function updateService(db: Queryable, siteId: number, serviceId: nu
 
 /** Deletes a service without meetings (its slots and course links go with it); otherwise 409 `service_has_meetings`. */
 export async function deleteService(db: Queryable, siteId: number, serviceId: number): Promise<void> {
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     const row = await trx('consulting_services').where({ id: serviceId, site_id: siteId }).forUpdate().first('id');
     if (!row) throw new NotFoundError(`This site has no consulting service ${serviceId}.`);
     const counted = (await trx('meetings').where({ service_id: serviceId }).count({ total: '*' })) as Array<{ total: number | string }>;
@@ -384,7 +385,7 @@ export async function updateSlot(db: Queryable, siteId: number, serviceId: numbe
  */
 export async function deleteSlot(db: Queryable, siteId: number, serviceId: number, slotId: number): Promise<{ detachedMeetings: number }> {
   await requireSlot(db, siteId, serviceId, slotId);
-  return db.transaction(async (trx) => {
+  return withTransaction(db, async (trx) => {
     // The meetings' representation changes (slotId becomes null), so their version and updated_at move too.
     const detachedMeetings = await trx('meetings').where({ slot_id: slotId, site_id: siteId }).update({ slot_id: null, version: trx.raw('version + 1'), updated_at: new Date() });
     await trx('consulting_slots').where({ id: slotId, service_id: serviceId }).delete();

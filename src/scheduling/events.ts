@@ -6,6 +6,7 @@ import type { Site } from '../sites/sites.js';
 import { timeZoneOrProblem, webUrlProblem } from './common.js';
 import { type Queryable, isUniqueViolation } from '../db/queries.js';
 import { moneyColumns, moneyFromColumns, priceProblems, type Money } from '../shared/money.js';
+import { withTransaction } from '../db/transaction.js';
 
 /**
  * The school's events as operators manage them (admin API /events): drafts, published and canceled events with the
@@ -306,7 +307,7 @@ export async function updateEvent(db: Queryable, siteId: number, eventId: number
   if (problems.length > 0) throw new ValidationError('The event is not valid.', problems);
   if (current.version !== expectedVersion) throw versionMismatch('event');
   if (changes.status !== undefined && current.status === 'canceled') throw invalidTransition('canceled', `become ${changes.status}: a canceled event stays canceled`);
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     await findEventRow(trx, siteId, eventId, true);
     if (changes.slug !== undefined && changes.slug !== current.slug) await requireSlugFree(trx, siteId, changes.slug, eventId);
     if (changes.capacity !== undefined && changes.capacity !== null) {
@@ -366,7 +367,7 @@ export async function cancelEvent(db: Queryable, siteId: number, eventId: number
 
 /** Deletes an event nobody registered for; otherwise 409 `event_has_registrations` (cancel it instead). */
 export async function deleteEvent(db: Queryable, siteId: number, eventId: number): Promise<void> {
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     const row = await findEventRow(trx, siteId, eventId, true);
     if (!row) throw eventNotFound(eventId);
     const registrations = (await trx('event_registrations').where({ event_id: eventId }).count({ total: '*' })) as Array<{ total: number | string }>;

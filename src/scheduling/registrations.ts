@@ -5,6 +5,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.
 import { memberRefs, usersWithRoleAt, type MemberRef } from './common.js';
 import { liveRegistrationCounts, requireEventRow } from './events.js';
 import { type Queryable, isUniqueViolation } from '../db/queries.js';
+import { withTransaction } from '../db/transaction.js';
 
 /**
  * Members' registrations for an event as operators manage them (admin API /events/{eventId}/registrations):
@@ -131,7 +132,7 @@ function alreadyRegistered(eventId: number, userId: number): ConflictError {
  * locked for the check and the insert, so two registrations never both take the last place.
  */
 export async function createRegistration(db: Queryable, siteId: number, eventId: number, userId: number): Promise<RegistrationRecord> {
-  const id = await db.transaction(async (trx) => {
+  const id = await withTransaction(db, async (trx) => {
     const event = await requireEventRow(trx, siteId, eventId, true);
     if (!(await usersWithRoleAt(trx, siteId, [userId])).has(userId)) {
       throw new ValidationError('The registration is not valid.', [{ pointer: '/userId', message: 'is not a member of this site' }]);
@@ -184,7 +185,7 @@ export async function updateRegistration(
       'invalid_state_transition',
     );
   }
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     if (current.state === 'canceled') {
       const event = await requireEventRow(trx, siteId, eventId, true);
       if (event.status === 'canceled') throw eventCanceled(eventId);

@@ -1,4 +1,5 @@
 import type { Database } from '../db/connection.js';
+import { withTransaction } from '../db/transaction.js';
 
 /**
  * Fixed-window rate limiting over the `rate_limit_counters` table, so every instance sharing the database shares
@@ -41,33 +42,20 @@ function checkBucket(bucket: string): void {
 export async function hit(db: Database, bucket: string, windowSeconds: number, limit: number, now: Date = new Date()): Promise<RateLimitResult> {
   checkBucket(bucket);
   const window = windowOf(windowSeconds, now);
-  const hits = await retryOnDeadlock(() =>
-    db.transaction(async (trx) => {
-      await trx(TABLE)
-        .insert({ bucket, window_start: window.start, hits: 1, expires_at: window.end })
-        .onConflict(['bucket', 'window_start'])
-        .merge({ hits: trx.raw('?? + 1', [`${TABLE}.hits`]) });
-      // Read inside the transaction: the row stays locked (MySQL) or the write serialised (SQLite) until commit, so
-      // this is the count as of this very hit, never including hits that come after it.
-      const row = (await trx(TABLE).where({ bucket, window_start: window.start }).first('hits')) as { hits: number | string } | undefined;
-      return row ? Number(row.hits) : 1;
-    }),
-  );
+  // InnoDB may pick a concurrent upsert of a brand-new key as a deadlock victim; withTransaction reruns it.
+  const hits = await withTransaction(db, async (trx) => {
+    await trx(TABLE)
+      .insert({ bucket, window_start: window.start, hits: 1, expires_at: window.end })
+      .onConflict(['bucket', 'window_start'])
+      .merge({ hits: trx.raw('?? + 1', [`${TABLE}.hits`]) });
+    // Read inside the transaction: the row stays locked (MySQL) or the write serialised (SQLite) until commit, so
+    // this is the count as of this very hit, never including hits that come after it.
+    const row = (await trx(TABLE).where({ bucket, window_start: window.start }).first('hits')) as { hits: number | string } | undefined;
+    return row ? Number(row.hits) : 1;
+  });
   // The first hit of a window also drops the bucket's finished windows, keeping the table as small as the live buckets.
   if (hits === 1) await db(TABLE).where({ bucket }).andWhere('expires_at', '<=', now).delete();
   return { allowed: hits <= limit, hits, limit, retryAfterSeconds: Math.max(1, Math.ceil((window.end.getTime() - now.getTime()) / 1000)) };
-}
-
-/** InnoDB may pick a concurrent upsert of a brand-new key as a deadlock victim; the retry then finds the row. */
-async function retryOnDeadlock<T>(run: () => Promise<T>, attempts = 4): Promise<T> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await run();
-    } catch (error) {
-      const code = (error as { code?: unknown } | null)?.code;
-      if (attempt >= attempts || (code !== 'ER_LOCK_DEADLOCK' && code !== 'ER_LOCK_WAIT_TIMEOUT' && code !== 'SQLITE_BUSY')) throw error;
-    }
-  }
 }
 
 /** Takes back one hit of the current window, e.g. an attempt that turned out to succeed when only failures count. */

@@ -1,5 +1,6 @@
 import type { Database } from '../db/connection.js';
 import { ValidationError } from '../shared/errors.js';
+import { withTransaction } from '../db/transaction.js';
 
 const HOSTNAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
@@ -18,7 +19,7 @@ export function normalizeHost(host: string): string {
 /** Replaces the allowlist in one transaction. */
 export async function setMetadataDocumentHosts(db: Database, siteId: number, hosts: readonly string[]): Promise<string[]> {
   const wanted = [...new Set(hosts.map(normalizeHost))].sort();
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     await trx('site_metadata_document_hosts').where({ site_id: siteId }).whereNotIn('host', wanted).delete();
     const present = new Set((await trx('site_metadata_document_hosts').where({ site_id: siteId }).select('host')).map((row: { host: string }) => row.host));
     const now = new Date();

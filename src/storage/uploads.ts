@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { requireDate, toDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { ConflictError, NotFoundError } from '../shared/errors.js';
+import { withTransaction } from '../db/transaction.js';
 
 /**
  * Upload slots and the objects they store (the admin API's /storage/uploads, docs/admin-content.md).
@@ -188,7 +189,7 @@ export function requireAwaitingBytes(upload: StorageUpload): void {
  */
 export async function storeUploadContent(db: Database, siteId: number, uploadId: number, bytes: Buffer): Promise<StorageUpload> {
   const now = new Date();
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     const claimed = await trx('storage_uploads')
       .where({ id: uploadId, site_id: siteId, state: 'pending' })
       .andWhere('expires_at', '>', now)
@@ -218,7 +219,7 @@ export async function readUploadContent(db: Queryable, siteId: number, uploadId:
 
 /** Deletes a slot in any state, with its bytes. */
 export async function deleteUpload(db: Database, siteId: number, uploadId: number): Promise<void> {
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     await requireUpload(trx, siteId, uploadId);
     await trx('storage_upload_chunks').where({ upload_id: uploadId }).delete();
     await trx('storage_uploads').where({ id: uploadId, site_id: siteId }).delete();

@@ -2,6 +2,7 @@ import { clientFromRow, createClient, type ClientRow, type OAuthClient } from '.
 import type { Database } from '../../db/connection.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import { sha256Hex } from '../../shared/random.js';
+import { withTransaction } from '../../db/transaction.js';
 
 /** One entry of a site's vendor-platform allowlist: a known `client_name` and the public operator client it maps to. */
 export interface VendorPlatform {
@@ -63,7 +64,7 @@ export interface NewVendorPlatform {
 export async function addVendorPlatform(db: Database, siteId: number, input: NewVendorPlatform): Promise<VendorPlatform> {
   const clientName = input.clientName.trim();
   if (clientName === '') throw new ValidationError('a vendor platform needs a client name', [{ pointer: '/clientName', message: 'must not be empty' }]);
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     if (await findVendorPlatform(trx, siteId, clientName)) {
       throw new ConflictError(`the vendor platform "${clientName}" is on this site's allowlist already`, 'vendor_platform_exists');
     }
@@ -94,7 +95,7 @@ export async function addVendorPlatform(db: Database, siteId: number, input: New
 export async function removeVendorPlatform(db: Database, siteId: number, clientName: string, options: { deleteClient?: boolean } = {}): Promise<{ platform: VendorPlatform; clientDeleted: boolean }> {
   const platform = await findVendorPlatform(db, siteId, clientName);
   if (!platform) throw new NotFoundError(`no vendor platform "${clientName.trim()}" on this site's allowlist`, 'vendor_platform_not_found');
-  await db.transaction(async (trx) => {
+  await withTransaction(db, async (trx) => {
     await trx('vendor_platforms').where({ id: platform.id }).delete();
     if (options.deleteClient) await trx('oauth_clients').where({ id: platform.client.ref }).delete();
   });

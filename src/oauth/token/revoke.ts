@@ -3,14 +3,15 @@ import { readForm, requireParam } from '../../http/form.js';
 import type { SiteState } from '../../http/state.js';
 import type { Services } from '../../services.js';
 import { authenticateClient } from '../client-authentication.js';
-import { findPairByAccessToken, findPairByRefreshToken, revokePair, type TokenPair } from '../tokens/store.js';
+import { findPairByAccessToken, findPairByRefreshToken, revokeGrant, type TokenPair } from '../tokens/store.js';
 
 type Found = { pair: TokenPair; presented: 'access_token' | 'refresh_token' } | null;
 
 /**
  * POST /api/oauth/revoke (RFC 7009) with the spec's rules (Token pair table, Authentication 14): the refresh token,
- * or a still-live access token, revokes the whole pair; an access token past its lifetime answers 200 and revokes
- * nothing (the refresh token keeps working); an unknown or unactionable token answers 200.
+ * or an access token within its lifetime, revokes its pair and with it every pair of the same grant (RFC 7009 2.1:
+ * the server SHOULD revoke the grant); an access token past its lifetime answers 200 and revokes nothing (the refresh
+ * token keeps working); an unknown or unactionable token answers 200.
  */
 export function revocationEndpoint(services: Services): Middleware<SiteState> {
   return async (ctx) => {
@@ -21,7 +22,7 @@ export function revocationEndpoint(services: Services): Middleware<SiteState> {
     const found = await findPresentedToken(services, token, form.get('token_type_hint'));
     // A token of another site or client is unactionable for this caller: 200, nothing revoked.
     if (found && found.pair.siteId === site.id && found.pair.clientRef === client.ref && isActionable(found)) {
-      await revokePair(services.db, found.pair.id);
+      await revokeGrant(services.db, found.pair.grantId, 'revoked');
     }
     ctx.set('Cache-Control', 'no-store');
     ctx.status = 200;

@@ -1,12 +1,27 @@
 import type { Knex } from 'knex';
 import type { Scope } from '../../clients/scopes.js';
 import { requireDate, toDate, type Database } from '../../db/connection.js';
+import { withTransaction } from '../../db/transaction.js';
 import { randomToken, sha256Hex } from '../../shared/random.js';
 import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from './lifetimes.js';
 
-/** One token record: an access token and its refresh token with one revocation stamp (spec: Token record). */
+/**
+ * Why a pair stopped working; the refresh grant tells reuse (RFC 9700 4.14.2) from a harmless retry by it.
+ * - rotated: its successor was received (first presented to an API, or refreshed); presenting this refresh token again is reuse.
+ * - superseded: a retried refresh replaced it before it was ever presented (the lost-response retry).
+ * - revoked: the revocation endpoint, the client's deletion, or an operator.
+ * - reuse_detected / code_replayed: the whole grant, after a rotated refresh token or a used code came back.
+ * - access_removed: the member lost the roles this client needs at the site.
+ */
+export type RevokedReason = 'rotated' | 'superseded' | 'revoked' | 'reuse_detected' | 'code_replayed' | 'access_removed';
+
+/**
+ * One token record: an access token and its refresh token with one revocation stamp (spec: Token record). Pairs
+ * refreshed from one another share the grant (`grantId`) of the authorization code the first was issued for.
+ */
 export interface TokenPair {
   id: number;
+  grantId: string;
   siteId: number;
   clientRef: number;
   userId: number | null;
@@ -19,6 +34,7 @@ export interface TokenPair {
   authTime: Date | null;
   firstUsedAt: Date | null;
   revokedAt: Date | null;
+  revokedReason: RevokedReason | null;
   parentPairId: number | null;
   successorPairId: number | null;
   rotationCounter: number;
@@ -33,6 +49,7 @@ export interface IssuedPair {
 
 interface PairRow {
   id: number;
+  grant_id: string;
   site_id: number;
   client_ref: number;
   user_id: number | null;
@@ -46,6 +63,7 @@ interface PairRow {
   auth_time: unknown;
   first_used_at: unknown;
   revoked_at: unknown;
+  revoked_reason: RevokedReason | null;
   parent_pair_id: number | null;
   successor_pair_id: number | null;
   rotation_counter: number;
@@ -55,6 +73,7 @@ interface PairRow {
 function pairFromRow(row: PairRow): TokenPair {
   return {
     id: row.id,
+    grantId: row.grant_id,
     siteId: row.site_id,
     clientRef: row.client_ref,
     userId: row.user_id,
@@ -66,6 +85,7 @@ function pairFromRow(row: PairRow): TokenPair {
     authTime: toDate(row.auth_time),
     firstUsedAt: toDate(row.first_used_at),
     revokedAt: toDate(row.revoked_at),
+    revokedReason: row.revoked_reason,
     parentPairId: row.parent_pair_id,
     successorPairId: row.successor_pair_id,
     rotationCounter: row.rotation_counter,
@@ -74,6 +94,7 @@ function pairFromRow(row: PairRow): TokenPair {
 }
 
 export interface NewPair {
+  grantId: string;
   siteId: number;
   clientRef: number;
   userId: number | null;
@@ -84,11 +105,20 @@ export interface NewPair {
   parentPairId?: number;
 }
 
+/** A new grant's id: one per authorization code, shared by every pair refreshed from the code's first pair. */
+export function newGrantId(): string {
+  return randomToken(16);
+}
+
 /** Mints a pair: 256-bit random tokens, stored only as SHA-256 hashes. */
 export async function insertPair(db: Database | Knex.Transaction, input: NewPair, now = new Date()): Promise<IssuedPair> {
   const accessToken = `sga_${randomToken(32)}`;
   const refreshToken = `sgr_${randomToken(32)}`;
+  const accessExpiresAt = new Date(now.getTime() + ACCESS_TOKEN_TTL_SECONDS * 1000);
+  const refreshExpiresAt = new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000);
+  const parentPairId = input.parentPairId ?? null;
   const [id] = await db('token_pairs').insert({
+    grant_id: input.grantId,
     site_id: input.siteId,
     client_ref: input.clientRef,
     user_id: input.userId,
@@ -97,15 +127,33 @@ export async function insertPair(db: Database | Knex.Transaction, input: NewPair
     scope: input.scopes.join(' '),
     resource: input.resource,
     school_id: input.schoolId,
-    access_expires_at: new Date(now.getTime() + ACCESS_TOKEN_TTL_SECONDS * 1000),
-    refresh_expires_at: new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000),
+    access_expires_at: accessExpiresAt,
+    refresh_expires_at: refreshExpiresAt,
     auth_time: input.authTime,
-    parent_pair_id: input.parentPairId ?? null,
+    parent_pair_id: parentPairId,
     created_at: now,
   });
-  const row = await db<PairRow>('token_pairs').where({ id: Number(id) }).first();
-  if (!row) throw new Error('token pair vanished after insert');
-  return { pair: pairFromRow(row), accessToken, refreshToken };
+  const pair: TokenPair = {
+    id: Number(id),
+    grantId: input.grantId,
+    siteId: input.siteId,
+    clientRef: input.clientRef,
+    userId: input.userId,
+    scopes: [...input.scopes],
+    resource: input.resource,
+    schoolId: input.schoolId,
+    accessExpiresAt,
+    refreshExpiresAt,
+    authTime: input.authTime,
+    firstUsedAt: null,
+    revokedAt: null,
+    revokedReason: null,
+    parentPairId,
+    successorPairId: null,
+    rotationCounter: 0,
+    createdAt: now,
+  };
+  return { pair, accessToken, refreshToken };
 }
 
 export async function findPairByAccessToken(db: Database, accessToken: string): Promise<TokenPair | null> {
@@ -123,70 +171,20 @@ export async function getPair(db: Database | Knex.Transaction, id: number): Prom
   return row ? pairFromRow(row) : null;
 }
 
-/** Stamps the pair revoked (both tokens at once); a pair already revoked keeps its first stamp. */
-export async function revokePair(db: Database | Knex.Transaction, pairId: number, now = new Date()): Promise<boolean> {
-  const updated = await db('token_pairs').where({ id: pairId }).whereNull('revoked_at').update({ revoked_at: now });
-  return updated > 0;
+/** The columns that stop a pair: both of its tokens at once, first stamp kept (callers filter on revoked_at IS NULL). */
+export function revocation(reason: RevokedReason, now: Date): { revoked_at: Date; revoked_reason: RevokedReason } {
+  return { revoked_at: now, revoked_reason: reason };
+}
+
+/**
+ * Revokes every live pair of a grant in one statement (RFC 7009 2.1: revoking a token SHOULD revoke the grant; RFC
+ * 9700 4.14.2 on refresh-token reuse; RFC 6749 4.1.2 on a replayed code). Pairs already revoked keep their reason.
+ */
+export async function revokeGrant(db: Database, grantId: string, reason: RevokedReason, now = new Date()): Promise<number> {
+  return withTransaction(db, (trx) => trx('token_pairs').where({ grant_id: grantId }).whereNull('revoked_at').update(revocation(reason, now)));
 }
 
 /** Revokes every live pair of a client (its deletion) or of a user at a site. */
-export async function revokePairsWhere(db: Database, where: { client_ref?: number; site_id?: number; user_id?: number }, now = new Date()): Promise<number> {
-  return db('token_pairs').where(where).whereNull('revoked_at').update({ revoked_at: now });
-}
-
-/**
- * Spec, Token pair table: a refreshed pair's predecessor stays live until the new access token is first presented to
- * an API; that first presentation revokes the predecessor. The compare-and-set on first_used_at makes it happen once.
- */
-export async function recordFirstUse(db: Database, pair: TokenPair, now = new Date()): Promise<void> {
-  if (pair.firstUsedAt !== null) return;
-  await db.transaction(async (trx) => {
-    const first = await trx('token_pairs').where({ id: pair.id }).whereNull('first_used_at').update({ first_used_at: now });
-    if (first > 0 && pair.parentPairId !== null) await revokePair(trx, pair.parentPairId, now);
-  });
-}
-
-export type RotationOutcome = { kind: 'rotated'; issued: IssuedPair } | { kind: 'conflict' };
-
-/**
- * The refresh grant's write: mints the successor of `pair` and, in the same transaction, compare-and-sets the
- * predecessor's rotation counter, so two concurrent refreshes of one token cannot both leave a live successor
- * (the loser's insert rolls back). A retry after a lost response supersedes the earlier successor, which has never
- * been presented to an API (or the predecessor would be revoked), so that successor is revoked.
- */
-export async function rotatePair(db: Database, pair: TokenPair, scopes: readonly Scope[], now = new Date()): Promise<RotationOutcome> {
-  return db.transaction(async (trx) => {
-    // Lock the predecessor first: inserting the successor takes a shared lock on it (foreign key), and two such
-    // shared locks upgrading to write locks would deadlock on MySQL. With the row lock the second refresh waits here.
-    const current = await trx<PairRow>('token_pairs').where({ id: pair.id }).forUpdate().first();
-    if (!current || current.rotation_counter !== pair.rotationCounter || current.revoked_at !== null) return { kind: 'conflict' as const };
-    const issued = await insertPair(
-      trx,
-      { siteId: pair.siteId, clientRef: pair.clientRef, userId: pair.userId, scopes, resource: pair.resource, schoolId: pair.schoolId, authTime: pair.authTime, parentPairId: pair.id },
-      now,
-    );
-    const claimed = await trx('token_pairs')
-      .where({ id: pair.id, rotation_counter: pair.rotationCounter })
-      .whereNull('revoked_at')
-      .update({ successor_pair_id: issued.pair.id, rotation_counter: pair.rotationCounter + 1 });
-    // The compare-and-set stands even where the row lock is a no-op (SQLite serialises writers instead).
-    if (claimed === 0) throw new Error(`token pair ${pair.id} changed under its row lock`);
-    if (pair.successorPairId !== null) await revokePair(trx, pair.successorPairId, now);
-    return { kind: 'rotated' as const, issued };
-  });
-}
-
-/**
- * Revokes a pair and every pair refreshed from it, at any depth: what a replayed authorization code issued
- * (RFC 6749 4.1.2: "SHOULD revoke ... all tokens previously issued based on that authorization code").
- */
-export async function revokeLineage(db: Database, rootPairId: number, now = new Date()): Promise<number> {
-  let frontier = [rootPairId];
-  const all: number[] = [];
-  while (frontier.length > 0) {
-    all.push(...frontier);
-    const children: Array<{ id: number }> = await db('token_pairs').whereIn('parent_pair_id', frontier).select('id');
-    frontier = children.map((child) => child.id).filter((id) => !all.includes(id));
-  }
-  return db('token_pairs').whereIn('id', all).whereNull('revoked_at').update({ revoked_at: now });
+export async function revokePairsWhere(db: Database, where: { client_ref?: number; site_id?: number; user_id?: number }, reason: RevokedReason, now = new Date()): Promise<number> {
+  return withTransaction(db, (trx) => trx('token_pairs').where(where).whereNull('revoked_at').update(revocation(reason, now)));
 }

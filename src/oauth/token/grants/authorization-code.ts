@@ -2,9 +2,10 @@ import { rolesAt } from '../../../accounts/roles.js';
 import { rolesPermitClient } from '../../authorization-policy.js';
 import { findAuthorizationCode, type AuthorizationCodeRecord } from '../../codes.js';
 import { InvalidGrantError, InvalidRequestError, InvalidTargetError } from '../../errors.js';
-import { signIdToken } from '../../id-token.js';
+import { idTokenSigner } from '../../id-token.js';
 import { PKCE_VALUE, verifierMatchesChallenge } from '../../pkce.js';
-import { insertPair, revokeLineage, type IssuedPair } from '../../tokens/store.js';
+import { withTransaction } from '../../../db/transaction.js';
+import { insertPair, revokeGrant, type IssuedPair } from '../../tokens/store.js';
 import { userClaims } from '../../user-claims.js';
 import { requireParam } from '../../../http/form.js';
 import { tokenResponse, type TokenResponse } from '../token-response.js';
@@ -24,8 +25,8 @@ export async function authorizationCodeGrant(context: GrantContext): Promise<Tok
   checkResource(context, code, request.resource);
   checkPkce(code, request.codeVerifier);
   await checkUserStillMayAuthorize(context, code);
-  const issued = await consumeCodeAndIssuePair(context, code);
-  return tokenResponse(issued, { site: context.site, client: context.client, variant: context.services.config.variant, idToken: await idTokenFor(context, code, issued) });
+  const { issued, idToken } = await consumeCodeAndIssuePair(context, code);
+  return tokenResponse(issued, { site: context.site, client: context.client, variant: context.services.config.variant, idToken });
 }
 
 function readExchangeRequest({ form }: GrantContext) {
@@ -71,47 +72,47 @@ async function checkUserStillMayAuthorize({ services, site, client }: GrantConte
 }
 
 /**
- * Single use: the code is claimed with a compare-and-set in the same transaction that mints the pair. A replay finds
- * it claimed and revokes what it issued (RFC 6749 4.1.2, 10.5).
+ * Single use: the code is claimed with a compare-and-set in the same transaction that mints the pair, and the
+ * id_token is signed before that transaction commits, so a failure anywhere leaves the code unused for a retry. A
+ * replay finds the code claimed and revokes what it issued (RFC 6749 4.1.2, 10.5).
  */
-async function consumeCodeAndIssuePair(context: GrantContext, code: AuthorizationCodeRecord): Promise<IssuedPair> {
+async function consumeCodeAndIssuePair(context: GrantContext, code: AuthorizationCodeRecord): Promise<{ issued: IssuedPair; idToken: string | undefined }> {
   const { services, site, client } = context;
-  const { db, config } = services;
-  const issued = await db.transaction(async (trx) => {
+  const signIdToken = await prepareIdToken(context, code);
+  const result = await withTransaction(services.db, async (trx) => {
     const now = new Date();
     const claimed = await trx('authorization_codes').where({ id: code.id }).whereNull('consumed_at').update({ consumed_at: now });
     if (claimed === 0) return null;
-    const pair = await insertPair(
+    const issued = await insertPair(
       trx,
       {
+        grantId: code.grantId,
         siteId: site.id,
         clientRef: client.ref,
         userId: code.userId,
         scopes: code.scopes,
         resource: code.resource,
         // Variant A: member tokens carry the id of the site they are bound to (spec: Token response).
-        schoolId: config.variant === 'A' && client.audience === 'member' ? site.id : null,
+        schoolId: services.config.variant === 'A' && client.audience === 'member' ? site.id : null,
         authTime: code.authTime,
       },
       now,
     );
-    await trx('authorization_codes').where({ id: code.id }).update({ token_pair_id: pair.pair.id });
-    return pair;
+    return { issued, idToken: await signIdToken?.(now) };
   });
-  if (issued) return issued;
+  if (result) return result;
   return refuseReplay(context, code);
 }
 
-/** A code presented a second time: revoke every pair it led to, then refuse (RFC 6749 4.1.2). */
+/** A code presented a second time: revoke every pair of its grant, then refuse (RFC 6749 4.1.2). */
 async function refuseReplay({ services }: GrantContext, code: AuthorizationCodeRecord): Promise<never> {
-  const current: { token_pair_id: number | null } | undefined = await services.db('authorization_codes').where({ id: code.id }).first('token_pair_id');
-  if (current?.token_pair_id) await revokeLineage(services.db, Number(current.token_pair_id));
+  await revokeGrant(services.db, code.grantId, 'code_replayed');
   throw new InvalidGrantError('the authorization code was already used; the tokens it issued are revoked');
 }
 
-/** Only on this exchange, only with `openid` (spec: Token response); never on refresh. */
-async function idTokenFor({ services, site, client }: GrantContext, code: AuthorizationCodeRecord, issued: IssuedPair): Promise<string | undefined> {
-  if (!issued.pair.scopes.includes('openid')) return undefined;
-  const claims = await userClaims(services.db, site, code.userId, issued.pair.scopes, services.config.variant);
-  return signIdToken(services.db, { site, clientId: client.clientId, claims, nonce: code.nonce, authTime: code.authTime });
+/** Only on this exchange, only with `openid` (spec: Token response); never on refresh. Claims and key are read up front. */
+async function prepareIdToken({ services, site, client }: GrantContext, code: AuthorizationCodeRecord): Promise<((now: Date) => Promise<string>) | undefined> {
+  if (!code.scopes.includes('openid')) return undefined;
+  const [claims, sign] = await Promise.all([userClaims(services.db, site, code.userId, code.scopes, services.config.variant), idTokenSigner(services.db, site.id)]);
+  return (now) => sign({ site, clientId: client.clientId, claims, nonce: code.nonce, authTime: code.authTime }, now);
 }

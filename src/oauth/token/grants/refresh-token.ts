@@ -3,23 +3,26 @@ import { requireParam } from '../../../http/form.js';
 import { rolesPermitClient } from '../../authorization-policy.js';
 import { InvalidGrantError } from '../../errors.js';
 import { narrowScopes } from '../../scope-policy.js';
-import { findPairByRefreshToken, rotatePair, type TokenPair } from '../../tokens/store.js';
+import { rotatePair } from '../../tokens/rotation.js';
+import { findPairByRefreshToken, revokeGrant, type RevokedReason, type TokenPair } from '../../tokens/store.js';
 import { tokenResponse, type TokenResponse } from '../token-response.js';
 import type { GrantContext } from './context.js';
 
 /**
  * grant_type=refresh_token (RFC 6749 6) with the rotation rules of the spec's Token pair table: the old pair stays
  * live until the new access token is first presented to an API, so a lost response can be retried with the old
- * refresh token. Never an id_token (Authentication 11).
+ * refresh token; a refresh token presented after its successor was received is reuse and ends the whole grant
+ * (RFC 9700 4.14.2). Never an id_token (Authentication 11).
  */
 export async function refreshTokenGrant(context: GrantContext): Promise<TokenResponse> {
   const pair = await loadPair(context, requireParam(context.form, 'refresh_token'));
   checkPairBelongsToClient(context, pair);
-  checkPairLive(pair);
+  if (pair.revokedAt !== null) await refuseRevoked(context, pair, pair.revokedReason ?? 'revoked');
+  checkRefreshNotExpired(pair);
   await checkUserStillMayAuthorize(context, pair);
   const scopes = narrowScopes(pair.scopes, context.form.get('scope'));
   const outcome = await rotatePair(context.services.db, pair, scopes);
-  if (outcome.kind === 'conflict') throw new InvalidGrantError('this refresh token was just used by a concurrent request; retry with the same refresh token');
+  if (outcome.kind === 'refused') throw refusal(outcome.reason);
   return tokenResponse(outcome.issued, { site: context.site, client: context.client, variant: context.services.config.variant });
 }
 
@@ -33,8 +36,26 @@ function checkPairBelongsToClient({ client }: GrantContext, pair: TokenPair): vo
   if (pair.clientRef !== client.ref) throw new InvalidGrantError('the refresh token was issued to another client');
 }
 
-function checkPairLive(pair: TokenPair): void {
-  if (pair.revokedAt !== null) throw new InvalidGrantError('the refresh token has been revoked (or superseded once its successor was used)');
+/** A revoked refresh token; one that was rotated (its successor received) coming back is reuse: the grant ends. */
+async function refuseRevoked({ services }: GrantContext, pair: TokenPair, reason: RevokedReason): Promise<never> {
+  if (reason === 'rotated') await revokeGrant(services.db, pair.grantId, 'reuse_detected');
+  throw refusal(reason);
+}
+
+const REFUSALS: Record<RevokedReason, string> = {
+  rotated: 'the refresh token was already rotated and its successor used; reusing it revoked every token of this authorization: authorize again',
+  superseded: 'the refresh token was superseded by a later refresh of the same token; use the newest refresh token',
+  revoked: 'the refresh token has been revoked',
+  reuse_detected: 'the refresh token was revoked because a rotated refresh token of the same authorization was reused: authorize again',
+  code_replayed: 'the refresh token was revoked because its authorization code was presented twice: authorize again',
+  access_removed: 'the refresh token was revoked because the member no longer holds a role that may use this client',
+};
+
+function refusal(reason: RevokedReason): InvalidGrantError {
+  return new InvalidGrantError(REFUSALS[reason]);
+}
+
+function checkRefreshNotExpired(pair: TokenPair): void {
   if (pair.refreshExpiresAt !== null && pair.refreshExpiresAt.getTime() <= Date.now()) throw new InvalidGrantError('the refresh token has expired; authorize again');
 }
 
