@@ -6,7 +6,7 @@ import { requireDate } from '../src/db/connection.js';
 import { sha256Hex } from '../src/shared/random.js';
 import { resolveClient } from '../src/oauth/client-resolution.js';
 import { InvalidScopeError } from '../src/oauth/errors.js';
-import { guardedLookup, isPrivateAddress } from '../src/oauth/metadata-document/address-policy.js';
+import { guardedLookup, isPrivateAddress, literalAddressProblem } from '../src/oauth/metadata-document/address-policy.js';
 import { freshnessLifetimeSeconds } from '../src/oauth/metadata-document/cache-policy.js';
 import { MetadataDocumentRefusedError, EXTRA_CA_ENV, type RefusalReason } from '../src/oauth/metadata-document/index.js';
 import { hostAccess } from '../src/oauth/metadata-document/host-policy.js';
@@ -302,6 +302,28 @@ describe('Client ID Metadata Documents: policy units', () => {
     for (const address of ['8.8.8.8', '93.184.216.34', '2606:4700:4700::1111', '2a00:1450:4001::1']) {
       expect(isPrivateAddress(address), address).to.equal(false);
     }
+  });
+
+  it('judges a NAT64 Well-Known Prefix address (64:ff9b::/96, RFC 6052) by the IPv4 address it embeds', () => {
+    for (const address of ['64:ff9b::7f00:1', '64:ff9b::127.0.0.1', '64:FF9B:0:0:0:0:7F00:1', '0064:ff9b:0000:0000:0000:0000:7f00:0001', '64:ff9b::a00:7', '64:ff9b::10.0.0.7', '64:ff9b::a9fe:a9fe', '64:ff9b::c0a8:101', '64:ff9b::', '64:ff9b::ffff:ffff', '64:ff9b:1::808:808']) {
+      expect(isPrivateAddress(address), address).to.equal(true);
+    }
+    for (const address of ['64:ff9b::808:808', '64:ff9b::8.8.8.8', '64:ff9b::5db8:d822']) {
+      expect(isPrivateAddress(address), address).to.equal(false);
+    }
+  });
+
+  it('refuses a host name that resolves to a NAT64 address of a private IPv4 address, and an IP literal spelling one', async () => {
+    const lookup = (address: string) =>
+      new Promise<unknown>((resolve, reject) =>
+        guardedLookup(false, (_host, _family, callback) => callback(null, [{ address, family: 6 }]))('docs.example', { all: false }, (error, found) => (error ? reject(error) : resolve(found))),
+      );
+    const refused = await lookup('64:ff9b::7f00:1').then(() => null, (failure: unknown) => failure);
+    expect(refused).to.be.instanceOf(Error).with.property('message').that.contains('64:ff9b::7f00:1');
+    expect(await lookup('64:ff9b::808:808')).to.equal('64:ff9b::808:808');
+    expect(literalAddressProblem('[64:ff9b::7f00:1]', false)).to.be.instanceOf(Error);
+    expect(literalAddressProblem('[64:ff9b::7f00:1]', true)).to.equal(null);
+    expect(literalAddressProblem('[64:ff9b::808:808]', false)).to.equal(null);
   });
 
   it('refuses a host name when any of its addresses is private, unless private addresses are allowed', async () => {

@@ -47,11 +47,42 @@ for (const [network, prefix] of [
   NOT_PUBLIC_V6.addSubnet(network, prefix, 'ipv6');
 }
 
+/**
+ * The NAT64 Well-Known Prefix 64:ff9b::/96 (RFC 6052 2.1) carries an IPv4 address in its last 32 bits, and a NAT64
+ * gateway connects to that IPv4 address: 64:ff9b::7f00:1 reaches 127.0.0.1. The prefix is not refused as a whole,
+ * because on an IPv6-only host behind DNS64 every IPv4-only public host resolves into it; instead the embedded IPv4
+ * address is judged like any other (RFC 6052 3.1 already forbids the prefix for non-global IPv4 addresses).
+ */
+const NAT64_WELL_KNOWN = new BlockList();
+NAT64_WELL_KNOWN.addSubnet('64:ff9b::', 96, 'ipv6');
+
+/** The eight 16-bit groups of an IPv6 address (`::` expanded, a dotted-quad tail converted); the address must pass isIP. */
+function ipv6Groups(address: string): number[] {
+  let text = address.replace(/%.*$/, '');
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((group) => parseInt(group, 16)));
+  const start = parse(head);
+  const end = tail === undefined ? [] : parse(tail);
+  return [...start, ...Array<number>(8 - start.length - end.length).fill(0), ...end];
+}
+
 /** True for every address that is not public unicast: private, loopback, link-local, unique-local, reserved, or not an address at all. */
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return true;
-  return family === 4 ? NOT_PUBLIC_V4.check(address, 'ipv4') : NOT_PUBLIC_V6.check(address, 'ipv6');
+  if (family === 4) return NOT_PUBLIC_V4.check(address, 'ipv4');
+  if (NAT64_WELL_KNOWN.check(address, 'ipv6')) {
+    const groups = ipv6Groups(address);
+    const high = groups[6] ?? 0;
+    const low = groups[7] ?? 0;
+    return isPrivateAddress([high >> 8, high & 0xff, low >> 8, low & 0xff].join('.'));
+  }
+  return NOT_PUBLIC_V6.check(address, 'ipv6');
 }
 
 /** Raised by the guarded lookup; the fetcher reports it as a refused private address. */
