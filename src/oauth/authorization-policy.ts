@@ -1,11 +1,22 @@
 import type { OAuthClient } from '../clients/clients.js';
+import type { Audience } from '../clients/scopes.js';
 import { OPERATOR_ROLES, type Role } from '../accounts/roles.js';
 
 /**
- * Who may hold a token of this client at this site: anyone with a role at the site for a member client, students
- * included (Authentication 4); an operator role (owner, operator, staff) for an operator client, which reaches the
- * admin API. Checked at authorization and again at every refresh, so a removed member stops getting tokens.
+ * The client audiences these roles may hold tokens for: any role at the site, students included, for member clients
+ * (Authentication 4); an operator role (owner, operator, staff) for operator clients, which reach the admin API.
+ */
+export function permittedAudiences(roles: readonly Role[]): Audience[] {
+  const audiences: Audience[] = [];
+  if (roles.length > 0) audiences.push('member');
+  if (roles.some((role) => OPERATOR_ROLES.includes(role))) audiences.push('operator');
+  return audiences;
+}
+
+/**
+ * Who may hold a token of this client at this site. Checked at authorization and again at every refresh; a change of
+ * roles also revokes the tokens the new roles no longer permit (src/oauth/tokens/access-removal.ts).
  */
 export function rolesPermitClient(roles: readonly Role[], client: OAuthClient): boolean {
-  return client.audience === 'member' ? roles.length > 0 : roles.some((role) => OPERATOR_ROLES.includes(role));
+  return permittedAudiences(roles).includes(client.audience);
 }

@@ -7,6 +7,7 @@ import { ConflictError, NotFoundError } from '../shared/errors.js';
 import { ACTIVE_SUBSCRIPTION_STATES } from './references.js';
 import { containsPattern } from '../db/queries.js';
 import { withTransaction } from '../db/transaction.js';
+import { revokeTokensNoLongerPermitted } from '../oauth/tokens/access-removal.js';
 
 /**
  * Members of a site (docs/admin-people.md): an account (`users`, global across sites) with at least one row in
@@ -244,6 +245,7 @@ export async function updateMemberRoles(db: Database, siteId: number, actor: Act
       const now = new Date();
       await trx('site_roles').insert(added.map((role) => ({ site_id: siteId, user_id: userId, role, created_at: now })));
     }
+    if (removed.length > 0) await revokeTokensNoLongerPermitted(trx, siteId, userId);
   });
   return requireMember(db, siteId, userId);
 }
@@ -276,5 +278,20 @@ export async function removeMember(db: Database, siteId: number, actor: Actor, u
     }
     await trx('site_roles').where({ site_id: siteId, user_id: userId }).delete();
     await recordMembershipChange(trx, siteId, userId, now);
+    await revokeTokensNoLongerPermitted(trx, siteId, userId, now);
+  });
+}
+
+/**
+ * The operator CLI's `role revoke`: takes one role away (no actor checks; the CLI runs with the database's
+ * authority) and revokes the tokens of clients the remaining roles no longer permit. Refuses to remove the last owner.
+ */
+export async function revokeRole(db: Database, siteId: number, userId: number, role: Role, now: Date = new Date()): Promise<{ revoked: boolean; revokedPairs: number }> {
+  return withTransaction(db, async (trx) => {
+    const deleted = await trx('site_roles').where({ site_id: siteId, user_id: userId, role }).delete();
+    if (deleted === 0) return { revoked: false, revokedPairs: 0 };
+    if (role === 'owner' && (await otherOwners(trx, siteId, userId)) === 0) throw lastOwner();
+    await recordMembershipChange(trx, siteId, userId, now);
+    return { revoked: true, revokedPairs: await revokeTokensNoLongerPermitted(trx, siteId, userId, now) };
   });
 }

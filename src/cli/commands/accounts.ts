@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
 import { parseRole, grantRole, rolesAt } from '../../accounts/roles.js';
-import { createUser, findUserByEmail, setUserPassword } from '../../accounts/users.js';
-import { requireSiteByOrigin } from '../../sites/sites.js';
+import { createUser, findUserByEmail, setUserPassword, type User } from '../../accounts/users.js';
+import type { Database } from '../../db/connection.js';
+import { revokePairsWhere } from '../../oauth/tokens/store.js';
+import { revokeRole } from '../../people/members.js';
+import { requireSiteByOrigin, type Site } from '../../sites/sites.js';
 import { CliError, withDatabase, type CommandResult } from '../runtime.js';
 import type { Runner } from '../program.js';
 
@@ -71,9 +74,23 @@ export function registerAccountCommands(program: Command, run: Runner): void {
       }),
     );
 
-  program
-    .command('role')
-    .description('per-site roles')
+  user
+    .command('revoke-tokens')
+    .description("revoke every token the account holds at a site (all its authorizations there, e.g. after a lost device); the account and its roles stay")
+    .requiredOption('--site <origin>', 'the site, named by its origin')
+    .requiredOption('--email <email>', 'sign-in email of the account')
+    .action(
+      run(async (options: Omit<RoleOptions, 'role'>): Promise<CommandResult> =>
+        withDatabase(async (db) => {
+          const { site, user } = await siteAndUser(db, options);
+          const revokedPairs = await revokePairsWhere(db, { site_id: site.id, user_id: user.id }, 'revoked');
+          return { text: `revoked ${revokedPairs} token pair(s) of ${user.email} at ${site.origin}`, data: { site: site.origin, userId: user.id, email: user.email, revokedPairs } };
+        }),
+      ),
+    );
+
+  const role = program.command('role').description('per-site roles');
+  role
     .command('grant')
     .description('grant a user a role at a site (owner, operator, staff, lecturer, student)')
     .requiredOption('--site <origin>', 'the site, named by its origin')
@@ -83,9 +100,7 @@ export function registerAccountCommands(program: Command, run: Runner): void {
       run(async (options: RoleOptions): Promise<CommandResult> =>
         withDatabase(async (db) => {
           const role = parseRole(options.role);
-          const site = await requireSiteByOrigin(db, options.site);
-          const user = await findUserByEmail(db, options.email);
-          if (!user) throw new CliError(`no user with email ${options.email} (create one with: schoolgate user create)`, 'user_not_found');
+          const { site, user } = await siteAndUser(db, options);
           const { granted } = await grantRole(db, site.id, user.id, role);
           const roles = await rolesAt(db, site.id, user.id);
           return {
@@ -95,4 +110,32 @@ export function registerAccountCommands(program: Command, run: Runner): void {
         }),
       ),
     );
+
+  role
+    .command('revoke')
+    .description("take a role away from a user at a site; tokens of clients the remaining roles no longer permit are revoked at once")
+    .requiredOption('--site <origin>', 'the site, named by its origin')
+    .requiredOption('--email <email>', 'the user')
+    .requiredOption('--role <role>', 'owner | operator | staff | lecturer | student')
+    .action(
+      run(async (options: RoleOptions): Promise<CommandResult> =>
+        withDatabase(async (db) => {
+          const role = parseRole(options.role);
+          const { site, user } = await siteAndUser(db, options);
+          const { revoked, revokedPairs } = await revokeRole(db, site.id, user.id, role);
+          const roles = await rolesAt(db, site.id, user.id);
+          return {
+            text: `${revoked ? 'revoked' : 'not held:'} ${role} of ${user.email} at ${site.origin} (roles: ${roles.join(', ') || 'none'}; ${revokedPairs} token pair(s) revoked)`,
+            data: { site: site.origin, userId: user.id, email: user.email, role, revoked, roles, revokedPairs },
+          };
+        }),
+      ),
+    );
+}
+
+async function siteAndUser(db: Database, options: { site: string; email: string }): Promise<{ site: Site; user: User }> {
+  const site = await requireSiteByOrigin(db, options.site);
+  const user = await findUserByEmail(db, options.email);
+  if (!user) throw new CliError(`no user with email ${options.email} (create one with: schoolgate user create)`, 'user_not_found');
+  return { site, user };
 }
