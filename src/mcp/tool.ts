@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { Scope } from '../clients/scopes.js';
 import type { Variant } from '../config/config.js';
 import { isDatabaseUnavailable } from '../db/connection.js';
-import { AppError, ValidationError } from '../shared/errors.js';
+import { AppError, ServiceUnavailableError, ValidationError } from '../shared/errors.js';
 import type { ToolContext } from './session.js';
 
 /**
@@ -61,6 +61,7 @@ function failureResult(error: unknown, context: ToolContext, toolName: string): 
   if (error instanceof ValidationError) return toolErrorResult(error.code, error.message, error.problems.length > 0 ? { problems: error.problems } : {});
   if (error instanceof AppError && error.status < 500) return toolErrorResult(error.code, error.message);
   if (isDatabaseUnavailable(error)) return toolErrorResult('temporarily_unavailable', 'the database is unreachable; retry shortly');
+  if (error instanceof ServiceUnavailableError) return toolErrorResult(error.code, error.message);
   context.session.log.error({ err: error, tool: toolName }, 'mcp tool failed');
   return toolErrorResult('server_error', 'the tool failed unexpectedly; retry later');
 }
