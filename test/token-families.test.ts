@@ -5,7 +5,9 @@ import { removeMember, revokeRole } from '../src/people/members.js';
 import { describeEachDatabase } from './support/databases.js';
 import { discover, exchangeCode, issueCode, makeClient, makeUser, postForm, type TestClient } from './support/oauth-fixtures.js';
 import { runCli } from './support/processes.js';
-import { startTestServer, type TestServer } from './support/server.js';
+import { startServer } from '../src/server.js';
+import { createLogger } from '../src/shared/logger.js';
+import { startTestServer, testConfig, type TestServer } from './support/server.js';
 
 interface Tokens {
   access_token: string;
@@ -243,6 +245,30 @@ describeEachDatabase('token families: rotation chains, reuse detection and grant
       expect(await userinfo(winner.access_token)).to.equal(200);
       expect(await userinfo(p.access_token)).to.equal(401);
       expect(await livePairsOf(parent.grant_id)).to.deep.equal([parent.successor_pair_id]);
+    });
+
+    it('answers the same across two instances over one database: 50 refreshes at each, all 200, exactly one live successor', async function () {
+      this.timeout(180000);
+      const second = await startServer(testConfig({ trustProxy: true, database: scratch().config }), { logger: createLogger('silent') });
+      try {
+        const p = await authorize();
+        const viaSecond = { 'x-forwarded-host': new URL(server.siteA.origin).host, 'x-forwarded-proto': 'http' };
+        const secondTokenEndpoint = `${second.listeningOn}/api/oauth/token`;
+        const fields = { grant_type: 'refresh_token', refresh_token: p.refresh_token, client_id: app.client.clientId };
+        const responses = await Promise.all(Array.from({ length: 100 }, (_, index) => (index % 2 === 0 ? refresh(p.refresh_token) : postForm(secondTokenEndpoint, fields, viaSecond))));
+        expect(responses.map((response) => response.status)).to.deep.equal(Array.from({ length: 100 }, () => 200));
+        const parent = await pairOf(p);
+        expect(await livePairsOf(parent.grant_id)).to.deep.equal([parent.id, parent.successor_pair_id]);
+        // The live successor, first used at the second instance, retires the old pair at the first one too.
+        const pairs = await Promise.all(responses.map((response) => pairOf(response.body as unknown as Tokens)));
+        const winner = responses[pairs.findIndex((pair) => pair.id === parent.successor_pair_id)]?.body as unknown as Tokens;
+        const used = await fetch(`${second.listeningOn}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${winner.access_token}`, ...viaSecond } });
+        expect(used.status).to.equal(200);
+        expect(await userinfo(p.access_token)).to.equal(401);
+        expect(await livePairsOf(parent.grant_id)).to.deep.equal([parent.successor_pair_id]);
+      } finally {
+        await second.stop(1000);
+      }
     });
 
     it('never leaves two live lineages when a refresh races the first use of the previous successor', async function () {
