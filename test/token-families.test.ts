@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import * as oauth from 'oauth4webapi';
+import type * as oauth from 'oauth4webapi';
 import type { User } from '../src/accounts/users.js';
 import { removeMember, revokeRole } from '../src/people/members.js';
 import { describeEachDatabase } from './support/databases.js';
