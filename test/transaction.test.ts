@@ -20,11 +20,13 @@ describe('withTransaction (issue 11)', () => {
     expect(isTransactionConflict('ER_LOCK_DEADLOCK')).to.equal(false);
   });
 
-  it('renders a transaction that kept losing as 503 temporarily_unavailable with Retry-After', () => {
+  it('renders a transaction that kept losing, or a lone statement that lost, as 503 temporarily_unavailable with Retry-After', () => {
     const error = toAppError(new TransactionConflictError(8));
     expect(error.status).to.equal(503);
     expect(error.code).to.equal('temporarily_unavailable');
     expect(error.headers).to.deep.equal({ 'Retry-After': '1' });
+    const statement = toAppError(driverError('Deadlock: wsrep aborted transaction', { code: 'ER_LOCK_DEADLOCK', errno: 1213 }));
+    expect([statement.status, statement.code]).to.deep.equal([503, 'temporarily_unavailable']);
   });
 
   for (const kind of TEST_DATABASE_KINDS) {

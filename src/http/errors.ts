@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import { isDatabaseUnavailable } from '../db/connection.js';
+import { isTransactionConflict } from '../db/transaction.js';
 import { AppError, ServiceUnavailableError, ValidationError } from '../shared/errors.js';
 import type { RequestState } from './state.js';
 
@@ -12,6 +13,8 @@ function httpStatusOf(error: unknown): number | null {
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   if (isDatabaseUnavailable(error)) return new ServiceUnavailableError('the database is unreachable; retry shortly');
+  // A single statement outside withTransaction can lose a conflict too (a Galera brute-force abort): retryable, not a fault.
+  if (isTransactionConflict(error)) return new ServiceUnavailableError('the change conflicted with a concurrent change; retry shortly');
   const status = httpStatusOf(error);
   if (status !== null && status < 500 && error instanceof Error) return new AppError(status, status === 413 ? 'request_too_large' : 'invalid_request', error.message);
   return new AppError(500, 'server_error', 'the server failed to handle the request');
