@@ -67,7 +67,11 @@ export async function rotateSigningKey(db: Database, siteId: number): Promise<Si
   return key;
 }
 
-/** The site's active key, created on first use; keys live in the database so every instance signs with the same one. */
+/**
+ * The site's active key, created on first use; keys live in the database so every instance signs with the same one.
+ * On a multi-primary cluster the site-row lock is not certified, so two nodes creating the first key at the same
+ * moment may both commit: both keys are then active and published, and every instance signs with the newest.
+ */
 export async function activeSigningKey(db: Database, siteId: number): Promise<SigningKey> {
   const row = await db<KeyRow>('signing_keys').where({ site_id: siteId, state: 'active' }).orderBy('id', 'desc').first();
   if (row) return keyFromRow(row);
