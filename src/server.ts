@@ -5,6 +5,7 @@ import type { Config } from './config/config.js';
 import { openDatabase, type Database } from './db/connection.js';
 import { MigrationLockTimeout, migrateToLatest } from './db/migrate.js';
 import { seedDemoSchoolIfEmpty } from './demo/demo-school.js';
+import { startPruneJob } from './housekeeping/interval-job.js';
 import { createLogger, type Logger } from './shared/logger.js';
 
 export interface RunningServer {
@@ -63,6 +64,8 @@ export async function startServer(config: Config, options: { logger?: Logger; db
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? (address.address === '::' ? 'localhost' : `[${address.address}]`) : address.address === '0.0.0.0' ? 'localhost' : address.address;
+  // Housekeeping off the request path (docs/housekeeping.md); SCHOOLGATE_PRUNE_INTERVAL_SECONDS=0 leaves it to the CLI.
+  const pruneJob = config.prune.intervalSeconds > 0 ? startPruneJob(db, logger, config.prune) : undefined;
   let stopping: Promise<void> | undefined;
 
   return {
@@ -72,11 +75,13 @@ export async function startServer(config: Config, options: { logger?: Logger; db
     listeningOn: `http://${host}:${address.port}`,
     stop(graceMs = 10000) {
       stopping ??= (async () => {
+        const jobStopped = pruneJob?.stop();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const force = setTimeout(() => server.closeAllConnections(), graceMs);
         await closed;
         clearTimeout(force);
+        await jobStopped;
         if (!options.db) await db.destroy();
       })();
       return stopping;

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { registerAccountCommands } from './commands/accounts.js';
 import { registerClientCommands } from './commands/clients.js';
 import { registerContractTestCommand } from './commands/contract-test.js';
+import { registerHousekeepingCommands } from './commands/housekeeping.js';
 import { registerOperationCommands } from './commands/operations.js';
 import { registerSiteCommands } from './commands/sites.js';
 import { registerVendorPlatformCommands } from './commands/vendors.js';
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   registerClientCommands(program, run);
   registerVendorPlatformCommands(program, run);
   registerOperationCommands(program, run);
+  registerHousekeepingCommands(program, run);
   registerContractTestCommand(program, run);
   return program;
 }

@@ -18,6 +18,15 @@ export interface Config {
   seedDemo: boolean;
   logLevel: string;
   database: DatabaseConfig;
+  /** The housekeeping job (docs/housekeeping.md). */
+  prune: PruneConfig;
+}
+
+export interface PruneConfig {
+  /** Seconds between runs of the in-server prune; 0 = no job in this process. */
+  intervalSeconds: number;
+  /** Days revoked and expired tokens (and used codes) are kept before the prune deletes them. */
+  retentionDays: number;
 }
 
 /** Start-up refuses a malformed configuration with one line, before anything listens (issue 2, "Bad input"). */
@@ -75,6 +84,13 @@ function parseBoolean(raw: string | undefined, name: string, fallback: boolean):
   throw new ConfigError(`${name}: "${raw}" is not a boolean (use true or false)`);
 }
 
+function parseCount(raw: string | undefined, name: string, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value)) throw new ConfigError(`${name}: "${raw}" is not a whole number (0 or more)`);
+  return value;
+}
+
 export function parseVariant(raw: string | undefined): Variant {
   const value = (raw ?? 'A').trim().toUpperCase() || 'A';
   if (value !== 'A' && value !== 'B') throw new ConfigError(`SCHOOLGATE_VARIANT: unknown variant "${raw}" (use A or B)`);
@@ -109,5 +125,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: parseBoolean(env.SCHOOLGATE_DEMO, 'SCHOOLGATE_DEMO', true),
     logLevel,
     database: parseDatabaseUrl(env.DATABASE_URL),
+    prune: {
+      intervalSeconds: parseCount(env.SCHOOLGATE_PRUNE_INTERVAL_SECONDS, 'SCHOOLGATE_PRUNE_INTERVAL_SECONDS', 3600),
+      retentionDays: parseCount(env.SCHOOLGATE_PRUNE_RETENTION_DAYS, 'SCHOOLGATE_PRUNE_RETENTION_DAYS', 7),
+    },
   };
 }

@@ -15,7 +15,8 @@ export interface TestServer {
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
-    ...loadConfig({ LOG_LEVEL: process.env.SCHOOLGATE_TEST_LOGS ? 'debug' : 'silent', SCHOOLGATE_DEMO: 'false' }),
+    // No prune job unless a test asks for one (test/housekeeping.test.ts): it would delete rows other tests set up.
+    ...loadConfig({ LOG_LEVEL: process.env.SCHOOLGATE_TEST_LOGS ? 'debug' : 'silent', SCHOOLGATE_DEMO: 'false', SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0' }),
     port: 0,
     host: undefined,
     ...overrides,

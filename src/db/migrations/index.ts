@@ -11,6 +11,7 @@ import * as adminVersions from './0009_admin_versions.js';
 import * as content from './0010_content.js';
 import * as people from './0011_people.js';
 import * as tokenFamilies from './0012_token_families.js';
+import * as housekeeping from './0013_housekeeping.js';
 
 type Migration = Knex.Migration;
 
@@ -28,6 +29,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['0010_content', content],
   ['0011_people', people],
   ['0012_token_families', tokenFamilies],
+  ['0013_housekeeping', housekeeping],
 ];
 
 /** Bundled with the code instead of read from a folder, so the same list runs from src/ (tsx) and dist/ (node). */

@@ -1,0 +1,60 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../../config/config.js';
+import { DEFAULT_BATCH_SIZE, prune, type PruneReport } from '../../housekeeping/prune.js';
+import { PRUNE_TARGETS } from '../../housekeeping/prune-rules.js';
+import { pruneUnderLease } from '../../housekeeping/run-prune.js';
+import { CliError, table, withDatabase, type CommandResult } from '../runtime.js';
+import type { Runner } from '../program.js';
+
+interface PruneCommandOptions {
+  retentionDays?: string;
+  batchSize: string;
+  dryRun?: boolean;
+}
+
+function parseWholeNumber(value: string, option: string, minimum: number): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < minimum) {
+    throw new CliError(`${option} "${value}" is not a whole number of at least ${minimum}`, 'invalid_argument', 2);
+  }
+  return number;
+}
+
+function formatReport(report: PruneReport): string {
+  const verb = report.dryRun ? 'would delete' : 'deleted';
+  const rows = [['records', report.dryRun ? 'would delete' : 'deleted'], ...PRUNE_TARGETS.map((target) => [target, String(report.deleted[target])])];
+  return [
+    `${verb} ${report.total} rows in ${(report.durationMs / 1000).toFixed(2)} s (retention ${report.retentionDays} days, batches of ${report.batchSize})`,
+    table(rows),
+  ].join('\n');
+}
+
+export function registerHousekeepingCommands(program: Command, run: Runner): void {
+  program
+    .command('prune')
+    .description(
+      'delete expired codes, authorization requests, sign-in sessions, rate-limit windows, unused metadata-document clients and token pairs revoked or expired longer than the retention, in small batches; safe while servers run (docs/housekeeping.md)',
+    )
+    .option('--retention-days <days>', 'keep revoked and expired tokens this many days (default: SCHOOLGATE_PRUNE_RETENTION_DAYS, else 7)')
+    .option('--batch-size <rows>', 'rows deleted per statement', String(DEFAULT_BATCH_SIZE))
+    .option('--dry-run', 'only count what would be deleted')
+    .action(
+      run(async (options: PruneCommandOptions): Promise<CommandResult> => {
+        const retentionDays = options.retentionDays === undefined ? loadConfig().prune.retentionDays : parseWholeNumber(options.retentionDays, '--retention-days', 0);
+        const batchSize = parseWholeNumber(options.batchSize, '--batch-size', 1);
+        return withDatabase(async (db) => {
+          if (options.dryRun) {
+            const report = await prune(db, { retentionDays, batchSize, dryRun: true });
+            return { text: formatReport(report), data: report };
+          }
+          // The same lease as the servers' job: never two prunes at once, whoever started them.
+          const outcome = await pruneUnderLease(db, { retentionDays, batchSize });
+          if (!outcome.ran) {
+            const until = outcome.lease?.leaseExpiresAt.toISOString() ?? 'unknown';
+            throw new CliError(`another prune is running (${outcome.lease?.holder ?? 'unknown holder'}, lease until ${until}); try again later`, 'prune_running');
+          }
+          return { text: formatReport(outcome.report), data: outcome.report };
+        });
+      }),
+    );
+}

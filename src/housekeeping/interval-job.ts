@@ -1,0 +1,72 @@
+import type { Database } from '../db/connection.js';
+import type { Logger } from '../shared/logger.js';
+import { newHolderId } from './lease.js';
+import { PruneInterrupted, pruneUnderLease } from './run-prune.js';
+
+export interface PruneJobOptions {
+  /** Seconds between runs of this instance; the server does not start the job when this is 0. */
+  intervalSeconds: number;
+  retentionDays: number;
+  batchSize?: number;
+}
+
+export interface PruneJob {
+  /** No further runs; a run under way stops before its next batch. Resolves once it has. */
+  stop(): Promise<void>;
+}
+
+/** The first run waits a random part of this (or of the interval, if shorter): a fleet restarted at once spreads out. */
+const FIRST_RUN_SPREAD_MS = 5 * 60 * 1000;
+
+/**
+ * The in-server prune (issue 11): every `intervalSeconds`, off the request path, under the database lease so one
+ * instance of the fleet does the work. A run that finds a run finished less than half an interval ago skips, so the
+ * fleet prunes about once per interval, not once per instance. Failures are logged, never thrown; the timer is
+ * unref()ed so it never keeps a process alive.
+ */
+export function startPruneJob(db: Database, logger: Logger, options: PruneJobOptions): PruneJob {
+  const intervalMs = options.intervalSeconds * 1000;
+  if (!(intervalMs > 0)) throw new RangeError('the prune job needs an interval of at least one second');
+  const holder = newHolderId();
+  const log = logger.child({ job: 'prune' });
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+
+  const runOnce = async (): Promise<void> => {
+    try {
+      const outcome = await pruneUnderLease(db, {
+        holder,
+        retentionDays: options.retentionDays,
+        batchSize: options.batchSize,
+        unlessFinishedAfter: new Date(Date.now() - intervalMs / 2),
+        shouldStop: () => stopped,
+      });
+      if (outcome.ran) log.info({ deleted: outcome.report.deleted, total: outcome.report.total, durationMs: outcome.report.durationMs }, 'pruned expired records');
+      else log.debug({ holder: outcome.lease?.holder ?? null, lastFinishedAt: outcome.lease?.lastFinishedAt ?? null }, 'prune skipped: another instance holds the lease or ran recently');
+    } catch (error) {
+      if (error instanceof PruneInterrupted) log.info(error.message);
+      else log.error({ err: error }, 'prune failed; trying again at the next interval');
+    }
+  };
+
+  const schedule = (delayMs: number): void => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = runOnce().finally(() => {
+        running = undefined;
+        schedule(intervalMs);
+      });
+    }, delayMs);
+    timer.unref();
+  };
+  schedule(Math.random() * Math.min(intervalMs, FIRST_RUN_SPREAD_MS));
+
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

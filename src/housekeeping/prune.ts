@@ -1,0 +1,61 @@
+import type { Database } from '../db/connection.js';
+import { countMatches, deleteInBatches } from './batches.js';
+import { cutoffsAt, PRUNE_TARGETS, pruneRules, type PruneTarget } from './prune-rules.js';
+
+/** The retention of revoked and expired tokens when nothing else is configured (SCHOOLGATE_PRUNE_RETENTION_DAYS). */
+export const DEFAULT_RETENTION_DAYS = 7;
+/** Rows per statement: small enough that no DELETE holds its locks for long. */
+export const DEFAULT_BATCH_SIZE = 1000;
+
+export interface PruneOptions {
+  now?: Date;
+  retentionDays?: number;
+  batchSize?: number;
+  /** Count what would be deleted, delete nothing. */
+  dryRun?: boolean;
+  /** Called before every batch; throwing stops the run (see BatchOptions). */
+  beforeBatch?: () => Promise<void>;
+}
+
+export interface PruneReport {
+  /** Rows deleted (or, in a dry run, rows that would be) per kind of record. */
+  deleted: Record<PruneTarget, number>;
+  total: number;
+  retentionDays: number;
+  batchSize: number;
+  dryRun: boolean;
+  startedAt: string;
+  durationMs: number;
+}
+
+function checkPositiveInteger(value: number, name: string, allowZero = false): void {
+  if (!Number.isInteger(value) || value < (allowZero ? 0 : 1)) throw new RangeError(`${name} must be a ${allowZero ? 'non-negative' : 'positive'} integer, got ${value}`);
+}
+
+/**
+ * Deletes expired and long-revoked records in bounded batches (docs/housekeeping.md): finished rate-limit windows,
+ * authorization requests, sign-in sessions and unused codes a day past their expiry, token pairs revoked or expired
+ * more than `retentionDays` ago, used codes once their grant has no pair left, and metadata-document clients nothing
+ * refers to. Safe to run from any instance at any time; the lease (run-prune.ts) only keeps two from doing it at once.
+ */
+export async function prune(db: Database, options: PruneOptions = {}): Promise<PruneReport> {
+  const now = options.now ?? new Date();
+  const retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  checkPositiveInteger(retentionDays, 'retentionDays', true);
+  checkPositiveInteger(batchSize, 'batchSize');
+  const started = performance.now();
+  const deleted = Object.fromEntries(PRUNE_TARGETS.map((target) => [target, 0])) as Record<PruneTarget, number>;
+  for (const rule of pruneRules(cutoffsAt(now, retentionDays))) {
+    deleted[rule.target] += options.dryRun ? await countMatches(db, rule) : await deleteInBatches(db, rule, { batchSize, beforeBatch: options.beforeBatch });
+  }
+  return {
+    deleted,
+    total: Object.values(deleted).reduce((sum, count) => sum + count, 0),
+    retentionDays,
+    batchSize,
+    dryRun: options.dryRun ?? false,
+    startedAt: now.toISOString(),
+    durationMs: Math.round(performance.now() - started),
+  };
+}
