@@ -1,0 +1,209 @@
+/**
+ * The three-node MariaDB Galera cluster of ../shared/scale/galera.sh (SQL on 127.0.0.1:3311-3313, root, no password).
+ *
+ * acquireCluster() works from both machine states: when no node answers it runs `galera.sh start` and
+ * releaseCluster() runs `galera.sh stop`; when all three answer it uses the cluster as found and leaves it running;
+ * when only some answer it starts the missing nodes itself (they join the running ones) and stops just those again.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import mysql from 'mysql2/promise';
+import { PROJECT_ROOT } from '../../../src/shared/paths.js';
+
+export type NodeNumber = 1 | 2 | 3;
+export const NODES: readonly NodeNumber[] = [1, 2, 3];
+
+export const GALERA_SCRIPT = process.env.SCHOOLGATE_GALERA_SCRIPT ?? path.resolve(PROJECT_ROOT, '../shared/scale/galera.sh');
+export const GALERA_DIR = process.env.GALERA_DIR ?? '/tmp/galera';
+
+export function nodePort(node: NodeNumber): number {
+  return 3310 + node;
+}
+
+/** DATABASE_URL of `database` on one node. */
+export function nodeUrl(node: NodeNumber, database: string): string {
+  return `mysql://root@127.0.0.1:${nodePort(node)}/${database}`;
+}
+
+/** A short-lived admin connection to one node (no default database unless given). */
+export async function connectNode(node: NodeNumber, database?: string): Promise<mysql.Connection> {
+  return mysql.createConnection({ host: '127.0.0.1', port: nodePort(node), user: 'root', connectTimeout: 2000, ...(database ? { database } : {}), timezone: 'Z' });
+}
+
+/** Runs one statement on a node and closes the connection. */
+export async function onNode<T = unknown>(node: NodeNumber, sql: string, params: unknown[] = [], database?: string): Promise<T[]> {
+  const connection = await connectNode(node, database);
+  try {
+    const [rows] = await connection.query(sql, params);
+    return rows as T[];
+  } finally {
+    await connection.end();
+  }
+}
+
+export async function nodeAnswers(node: NodeNumber): Promise<boolean> {
+  try {
+    await onNode(node, 'SELECT 1');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** wsrep_cluster_size as node `node` sees it, or 0 when it does not answer. */
+export async function clusterSize(node: NodeNumber): Promise<number> {
+  try {
+    const rows = await onNode<{ Value: string }>(node, "SHOW STATUS LIKE 'wsrep_cluster_size'");
+    return Number(rows[0]?.Value ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+async function waitFor(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
+    await sleep(500);
+  }
+}
+
+export async function waitForClusterSize(size: number, timeoutMs = 90000): Promise<void> {
+  await waitFor(`wsrep_cluster_size ${size} on node 1`, timeoutMs, async () => (await clusterSize(1)) === size);
+}
+
+function runScript(command: 'start' | 'stop', timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [GALERA_SCRIPT, command], { env: { ...process.env, GALERA_DIR }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve();
+      else reject(new Error(`galera.sh ${command} exited with ${code}: ${output.trim()}`));
+    });
+  });
+}
+
+export function nodePid(node: NodeNumber): number | null {
+  try {
+    const pid = Number(fs.readFileSync(path.join(GALERA_DIR, `n${node}`, 'mysqld.pid'), 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SIGKILL of a node's mariadbd, as a crash or a pulled plug: no goodbye to the other nodes. Returns the pid killed. */
+export async function killNode(node: NodeNumber): Promise<number> {
+  const pid = nodePid(node);
+  if (pid === null || !alive(pid)) throw new Error(`node ${node} has no running mariadbd (pid file ${GALERA_DIR}/n${node}/mysqld.pid)`);
+  process.kill(pid, 'SIGKILL');
+  await waitFor(`node ${node} (pid ${pid}) to exit`, 10000, async () => !alive(pid));
+  return pid;
+}
+
+/** chown -R nobody:nogroup and chmod -R a+rwX of a node's data directory. */
+function handOverToSstReceiver(target: string): void {
+  const NOBODY = 65534;
+  const stat = fs.lstatSync(target);
+  if (stat.isSymbolicLink()) return;
+  if (process.getuid?.() === 0) fs.chownSync(target, NOBODY, NOBODY);
+  if (stat.isDirectory()) {
+    fs.chmodSync(target, 0o777);
+    for (const entry of fs.readdirSync(target)) handOverToSstReceiver(path.join(target, entry));
+  } else {
+    fs.chmodSync(target, (stat.mode & 0o777) | 0o666);
+  }
+}
+
+/** Starts one node's mariadbd detached from us (it outlives the test run), joining the running cluster. */
+export async function startNode(node: NodeNumber, timeoutMs = 120000): Promise<void> {
+  const config = path.join(GALERA_DIR, `n${node}`, 'my.cnf');
+  if (!fs.existsSync(config)) throw new Error(`no ${config}: start the cluster with ${GALERA_SCRIPT} start first`);
+  // A node that crashed rejoins by a full state transfer (rsync SST), whose receiving rsync daemon drops to nobody
+  // when the node runs as root: it must be able to write, and set the modes of, the files already in the data
+  // directory, so they become nobody's (mariadbd, as root, still reads and writes them).
+  handOverToSstReceiver(path.join(GALERA_DIR, `n${node}`, 'data'));
+  const child = spawn('mariadbd', [`--defaults-file=${config}`], { detached: true, stdio: 'ignore' });
+  child.unref();
+  await waitFor(`node ${node} to answer SQL`, timeoutMs, () => nodeAnswers(node));
+}
+
+async function stopNode(node: NodeNumber): Promise<void> {
+  const pid = nodePid(node);
+  if (pid === null || !alive(pid)) return;
+  process.kill(pid, 'SIGTERM');
+  await waitFor(`node ${node} (pid ${pid}) to stop`, 60000, async () => !alive(pid));
+}
+
+export interface ClusterLease {
+  /** How the cluster was found: what releaseCluster undoes. */
+  found: 'running' | 'stopped' | 'partial';
+  startedNodes: NodeNumber[];
+}
+
+export async function acquireCluster(log: (line: string) => void = () => undefined): Promise<ClusterLease> {
+  const answering = await Promise.all(NODES.map((node) => nodeAnswers(node)));
+  let lease: ClusterLease;
+  if (answering.every(Boolean)) {
+    log('cluster: all three nodes answer; using the running cluster and leaving it running');
+    lease = { found: 'running', startedNodes: [] };
+  } else if (!answering.some(Boolean)) {
+    log(`cluster: no node answers; ${GALERA_SCRIPT} start`);
+    await runScript('start', 240000);
+    lease = { found: 'stopped', startedNodes: [1, 2, 3] };
+  } else {
+    const missing = NODES.filter((_, index) => !answering[index]);
+    log(`cluster: nodes ${missing.join(', ')} do not answer; starting them (they are stopped again at the end)`);
+    for (const node of missing) await startNode(node);
+    lease = { found: 'partial', startedNodes: missing };
+  }
+  await waitForClusterSize(3);
+  return lease;
+}
+
+/** Leaves the machine as acquireCluster found it. Node 2 must be running again (or stopped) before this. */
+export async function releaseCluster(lease: ClusterLease | undefined, log: (line: string) => void = () => undefined): Promise<void> {
+  if (!lease) return;
+  if (lease.found === 'stopped') {
+    log(`cluster: ${GALERA_SCRIPT} stop`);
+    await runScript('stop', 240000);
+  } else if (lease.found === 'partial') {
+    for (const node of [...lease.startedNodes].reverse()) await stopNode(node);
+  }
+}
+
+/** A fresh database name per run, so data of earlier runs never matters. */
+export function scratchDatabaseName(purpose: string): string {
+  return `schoolgate_cluster_${purpose}_${process.pid}_${Date.now().toString(36)}`;
+}
+
+export async function createDatabase(name: string): Promise<void> {
+  await onNode(1, `CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+}
+
+export async function dropDatabase(name: string): Promise<void> {
+  for (const node of NODES) {
+    try {
+      await onNode(node, `DROP DATABASE IF EXISTS \`${name}\``);
+      return;
+    } catch {
+      // that node is down: another one replicates the drop
+    }
+  }
+}
