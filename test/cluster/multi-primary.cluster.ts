@@ -11,8 +11,7 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import type { User } from '../../src/accounts/users.js';
 import { SIGN_IN_LIMITS, signInBuckets } from '../../src/accounts/sign-in.js';
-import { parseDatabaseUrl } from '../../src/config/config.js';
-import { openDatabase, type Database } from '../../src/db/connection.js';
+import type { Database } from '../../src/db/connection.js';
 import { sha256Hex } from '../../src/shared/random.js';
 import { PROJECT_ROOT } from '../../src/shared/paths.js';
 import { createSite, type Site } from '../../src/sites/sites.js';
@@ -24,6 +23,7 @@ import {
   createDatabase,
   dropDatabase,
   killNode,
+  knexOnNode,
   nodeAnswers,
   nodeUrl,
   onNode,
@@ -85,7 +85,7 @@ describe('multi-primary: two instances on two Galera nodes serving one site', fu
     one = await startInstance('instance1', nodeUrl(1, databaseName), logDir);
     two = await startInstance('instance2', nodeUrl(2, databaseName), logDir);
     say(`instance 1 ${one.url} on node 1 (:3311), instance 2 ${two.url} on node 2 (:3312), database ${databaseName}`);
-    db = openDatabase(parseDatabaseUrl(nodeUrl(1, databaseName)));
+    db = knexOnNode(1, databaseName);
     site = await createSite(db, { origin: SITE_ORIGIN, name: 'Cluster School', subdomain: 'cluster' });
     member = await makeUser(db, site, ['student'], 'Cluster Member');
     app = await makeClient(db, site, { audience: 'member', confidential: false, scopes: ['openid', 'profile', 'email', 'account:read'] });
@@ -499,9 +499,9 @@ describe('multi-primary: two instances on two Galera nodes serving one site', fu
 
     const killer = (async () => {
       await sleep(killAtMs);
-      const pid = await killNode(2);
-      killedAt = Date.now();
-      say(`node 2 (pid ${pid}) killed with SIGKILL at ${((killedAt - start) / 1000).toFixed(1)} s`);
+      const { pid, signalledAt } = await killNode(2);
+      killedAt = signalledAt;
+      say(`node 2 (pid ${pid}) killed with SIGKILL at ${((killedAt - start) / 1000).toFixed(1)} s; its process was gone ${Date.now() - signalledAt} ms later`);
     })();
     await Promise.all([...chains.map(worker), killer]);
 

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import knexFactory, { type Knex } from 'knex';
 import mysql from 'mysql2/promise';
 import { PROJECT_ROOT } from '../../../src/shared/paths.js';
 
@@ -27,9 +28,32 @@ export function nodeUrl(node: NodeNumber, database: string): string {
   return `mysql://root@127.0.0.1:${nodePort(node)}/${database}`;
 }
 
-/** A short-lived admin connection to one node (no default database unless given). */
+/**
+ * The test observes the cluster with causal reads (wsrep_sync_wait = 1: a read first waits until the node has applied
+ * every write set the cluster committed before it), so what it inspects is never older than what an instance answered.
+ */
+export const CAUSAL_READS = 'SET SESSION wsrep_sync_wait = 1';
+
+/** A short-lived admin connection to one node (no default database unless given), with causal reads. */
 export async function connectNode(node: NodeNumber, database?: string): Promise<mysql.Connection> {
-  return mysql.createConnection({ host: '127.0.0.1', port: nodePort(node), user: 'root', connectTimeout: 2000, ...(database ? { database } : {}), timezone: 'Z' });
+  const connection = await mysql.createConnection({ host: '127.0.0.1', port: nodePort(node), user: 'root', connectTimeout: 2000, ...(database ? { database } : {}), timezone: 'Z' });
+  await connection.query(CAUSAL_READS);
+  return connection;
+}
+
+/** A knex pool on one node with the product's connection settings plus causal reads, for fixtures and inspection. */
+export function knexOnNode(node: NodeNumber, database: string): Knex {
+  return knexFactory({
+    client: 'mysql2',
+    connection: { host: '127.0.0.1', port: nodePort(node), user: 'root', database, timezone: 'Z', charset: 'utf8mb4', supportBigNumbers: true, bigNumberStrings: false },
+    pool: {
+      min: 0,
+      max: 4,
+      afterCreate(connection: { query(sql: string, callback: (error: Error | null) => void): void }, done: (error: Error | null, connection: unknown) => void) {
+        connection.query(CAUSAL_READS, (error) => done(error, connection));
+      },
+    },
+  });
 }
 
 /** Runs one statement on a node and closes the connection. */
@@ -108,13 +132,17 @@ function alive(pid: number): boolean {
   }
 }
 
-/** SIGKILL of a node's mariadbd, as a crash or a pulled plug: no goodbye to the other nodes. Returns the pid killed. */
-export async function killNode(node: NodeNumber): Promise<number> {
+/**
+ * SIGKILL of a node's mariadbd, as a crash or a pulled plug: no goodbye to the other nodes. Resolves, once the process
+ * is gone, with its pid and the moment the signal was sent.
+ */
+export async function killNode(node: NodeNumber): Promise<{ pid: number; signalledAt: number }> {
   const pid = nodePid(node);
   if (pid === null || !alive(pid)) throw new Error(`node ${node} has no running mariadbd (pid file ${GALERA_DIR}/n${node}/mysqld.pid)`);
   process.kill(pid, 'SIGKILL');
-  await waitFor(`node ${node} (pid ${pid}) to exit`, 10000, async () => !alive(pid));
-  return pid;
+  const signalledAt = Date.now();
+  await waitFor(`node ${node} (pid ${pid}) to exit`, 30000, async () => !alive(pid));
+  return { pid, signalledAt };
 }
 
 /** chown -R nobody:nogroup and chmod -R a+rwX of a node's data directory. */
