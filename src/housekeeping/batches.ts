@@ -13,20 +13,20 @@ export type RowCondition = (query: Knex.QueryBuilder) => void;
  * - `cursor`: some matches may be kept (a NOT EXISTS in the condition), so batches walk the primary key in order
  *   instead of finding the kept rows again at the front of every batch.
  *
- * The DELETE names the selected rows by primary key only, so it locks exactly those rows: a range condition in a
- * DELETE could make InnoDB lock the whole index range (and the gap after it). That is safe because a row the prune
- * selects cannot come back to life (expiry times never move back, revocations are never undone), except where
- * `recheck` says so: then the condition is applied again by the DELETE.
+ * The DELETE names the selected rows by key only, so it locks just those rows: a range condition in a DELETE could
+ * make InnoDB lock the whole index range (and the gap after it). That is safe because a row the prune selects cannot
+ * come back to life (expiry times never move back, revocations are never undone), except where `recheck` says so:
+ * then the DELETE applies the condition again.
  */
 export interface PruneRule {
   /** The report line this rule adds to. */
   target: string;
   table: string;
-  /** The primary key's columns; `cursor` rules need a single one. */
-  key: readonly string[];
+  /** The column a DELETE names the selected rows by: the primary key, or its leading column (then with `recheck`). */
+  key: string;
   mode: 'drain' | 'cursor';
   where: RowCondition;
-  /** Re-apply `where` in the DELETE: the row may have been taken back into use since it was selected (cursor rules only). */
+  /** Re-apply `where` in the DELETE: the row may have been taken back into use since it was selected, or `key` is not unique. */
   recheck?: boolean;
 }
 
@@ -37,18 +37,7 @@ export interface BatchOptions {
 }
 
 type Row = Record<string, unknown>;
-
-/** `key IN (…)` for a one-column key; `(a = ? AND b = ?) OR …` for a composite one, which every optimizer reads as primary-key lookups. */
-function whereKeys(query: Knex.QueryBuilder, key: readonly string[], rows: Row[]): void {
-  const [only] = key;
-  if (key.length === 1 && only !== undefined) {
-    query.whereIn(only, [...new Set(rows.map((row) => row[only]))] as Array<string | number>);
-    return;
-  }
-  query.where((any) => {
-    for (const row of rows) any.orWhere((one) => key.forEach((column) => one.andWhere(column, row[column] as Knex.Value)));
-  });
-}
+type KeyValue = string | number;
 
 /**
  * Deletes what `rule` matches, at most `batchSize` rows per statement, each DELETE in its own short transaction
@@ -56,30 +45,28 @@ function whereKeys(query: Knex.QueryBuilder, key: readonly string[], rows: Row[]
  * get the rows and the locks back. Returns the rows deleted.
  */
 export async function deleteInBatches(db: Database, rule: PruneRule, options: BatchOptions): Promise<number> {
-  const cursorColumn = rule.mode === 'cursor' ? rule.key[0] : undefined;
-  if (rule.mode === 'cursor' && (rule.key.length !== 1 || cursorColumn === undefined)) throw new Error(`${rule.target}: a cursor rule needs a one-column key`);
-  // A drain rule whose DELETE may keep rows would select them again forever.
-  if (rule.mode === 'drain' && rule.recheck) throw new Error(`${rule.target}: only a cursor rule may recheck`);
   let deleted = 0;
-  let after: unknown;
+  let after: KeyValue | undefined;
   for (;;) {
     await options.beforeBatch?.();
-    const select = db(rule.table).select([...rule.key]).where(rule.where).limit(options.batchSize);
-    if (cursorColumn !== undefined) {
-      select.orderBy(cursorColumn);
-      if (after !== undefined) select.andWhere(cursorColumn, '>', after as Knex.Value);
+    const select = db(rule.table).select(rule.key).where(rule.where).limit(options.batchSize);
+    if (rule.mode === 'cursor') {
+      select.orderBy(rule.key);
+      if (after !== undefined) select.andWhere(rule.key, '>', after);
     }
     const rows = (await select) as Row[];
     if (rows.length === 0) break;
     const removed = await withTransaction(db, (trx) => {
-      const remove = trx(rule.table).where((query) => whereKeys(query, rule.key, rows));
+      const remove = trx(rule.table).whereIn(rule.key, [...new Set(rows.map((row) => row[rule.key]))] as KeyValue[]);
       if (rule.recheck) remove.andWhere(rule.where);
       return remove.delete();
     });
     deleted += removed;
     if (rows.length < options.batchSize) break;
-    // A drain batch's rows are gone now, whoever deleted them, so the next SELECT finds the next ones.
-    if (cursorColumn !== undefined) after = rows[rows.length - 1]?.[cursorColumn];
+    if (rule.mode === 'cursor') after = rows[rows.length - 1]?.[rule.key] as KeyValue;
+    // A drain batch that deleted nothing would select the same rows again (someone else deleted them first, or a
+    // recheck kept them): leave the rest to the next run rather than loop.
+    else if (removed === 0) break;
   }
   return deleted;
 }

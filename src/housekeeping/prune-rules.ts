@@ -32,24 +32,25 @@ function noRowIn(query: Knex.QueryBuilder, table: string, column: string, outer:
 export function pruneRules(cutoffs: PruneCutoffs): Array<PruneRule & { target: PruneTarget }> {
   const { now, grace, retention } = cutoffs;
   return [
-    // Finished fixed windows count nothing any more.
-    { target: 'rate_limit_counters', table: 'rate_limit_counters', key: ['bucket', 'window_start'], mode: 'drain', where: (q) => q.where('expires_at', '<=', now) },
-    { target: 'authorization_requests', table: 'authorization_requests', key: ['id'], mode: 'drain', where: (q) => q.where('expires_at', '<=', grace) },
-    { target: 'sign_in_sessions', table: 'sign_in_sessions', key: ['id'], mode: 'drain', where: (q) => q.where('expires_at', '<=', grace) },
-    { target: 'sign_in_sessions', table: 'sign_in_sessions', key: ['id'], mode: 'drain', where: (q) => q.where('revoked_at', '<=', grace) },
+    // Finished fixed windows count nothing any more. A DELETE names buckets (the primary key's leading column) and
+    // takes each one's finished windows: rarely more than one, as a bucket's first hit of a window drops the others.
+    { target: 'rate_limit_counters', table: 'rate_limit_counters', key: 'bucket', mode: 'drain', recheck: true, where: (q) => q.where('expires_at', '<=', now) },
+    { target: 'authorization_requests', table: 'authorization_requests', key: 'id', mode: 'drain', where: (q) => q.where('expires_at', '<=', grace) },
+    { target: 'sign_in_sessions', table: 'sign_in_sessions', key: 'id', mode: 'drain', where: (q) => q.where('expires_at', '<=', grace) },
+    { target: 'sign_in_sessions', table: 'sign_in_sessions', key: 'id', mode: 'drain', where: (q) => q.where('revoked_at', '<=', grace) },
     // Revoked and expired pairs stay for the retention: a rotated refresh token presented again is reuse and ends its
     // grant (RFC 9700 4.14.2), which needs the old row. After that the token is simply unknown, which is also refused.
-    { target: 'token_pairs', table: 'token_pairs', key: ['id'], mode: 'drain', where: (q) => q.where('revoked_at', '<=', retention) },
-    { target: 'token_pairs', table: 'token_pairs', key: ['id'], mode: 'drain', where: (q) => q.where('refresh_expires_at', '<=', retention) },
-    { target: 'token_pairs', table: 'token_pairs', key: ['id'], mode: 'drain', where: (q) => q.whereNull('refresh_expires_at').andWhere('access_expires_at', '<=', retention) },
+    { target: 'token_pairs', table: 'token_pairs', key: 'id', mode: 'drain', where: (q) => q.where('revoked_at', '<=', retention) },
+    { target: 'token_pairs', table: 'token_pairs', key: 'id', mode: 'drain', where: (q) => q.where('refresh_expires_at', '<=', retention) },
+    { target: 'token_pairs', table: 'token_pairs', key: 'id', mode: 'drain', where: (q) => q.whereNull('refresh_expires_at').andWhere('access_expires_at', '<=', retention) },
     // An unused code issued nothing: past its expiry (and the grace) there is nothing left to detect.
-    { target: 'authorization_codes', table: 'authorization_codes', key: ['id'], mode: 'drain', where: (q) => q.whereNull('consumed_at').andWhere('expires_at', '<=', grace) },
+    { target: 'authorization_codes', table: 'authorization_codes', key: 'id', mode: 'drain', where: (q) => q.whereNull('consumed_at').andWhere('expires_at', '<=', grace) },
     // A used code is what detects a replay, which revokes its grant (RFC 6749 4.1.2): kept for the retention and for
     // as long as any pair of its grant is still stored.
     {
       target: 'authorization_codes',
       table: 'authorization_codes',
-      key: ['id'],
+      key: 'id',
       mode: 'cursor',
       where: (q) => {
         q.whereNotNull('consumed_at').andWhere('expires_at', '<=', retention);
@@ -62,7 +63,7 @@ export function pruneRules(cutoffs: PruneCutoffs): Array<PruneRule & { target: P
     {
       target: 'metadata_document_clients',
       table: 'oauth_clients',
-      key: ['id'],
+      key: 'id',
       mode: 'cursor',
       // A stale client is renewed (and then used) when its document is fetched again: check again when deleting.
       recheck: true,
