@@ -131,9 +131,3 @@ export async function endSession(db: Database, sessionId: number): Promise<void>
   const now = new Date();
   await db('sign_in_sessions').where({ id: sessionId }).whereNull('revoked_at').update({ revoked_at: now, updated_at: now });
 }
-
-/** Deletes sessions that expired or ended more than a day ago; safe to run from any instance. */
-export async function pruneExpiredSessions(db: Database, now: Date = new Date()): Promise<number> {
-  const cutoff = new Date(now.getTime() - 24 * 60 * 60 * 1000);
-  return db('sign_in_sessions').where('expires_at', '<=', cutoff).orWhere('revoked_at', '<=', cutoff).delete();
-}

@@ -71,8 +71,3 @@ export async function currentHits(db: Database, bucket: string, windowSeconds: n
   const row = (await db(TABLE).where({ bucket, window_start: window.start }).first('hits')) as { hits: number | string } | undefined;
   return row ? Number(row.hits) : 0;
 }
-
-/** Deletes every finished window (of all buckets); safe to run from any instance at any time. */
-export async function pruneExpiredCounters(db: Database, now: Date = new Date()): Promise<number> {
-  return db(TABLE).where('expires_at', '<=', now).delete();
-}

@@ -97,8 +97,3 @@ export async function completeAuthorizationRequest(db: Database, requestId: numb
   const updated = await db('authorization_requests').where({ id: requestId }).whereNull('completed_at').update({ completed_at: now });
   return updated === 1;
 }
-
-/** Deletes requests that expired more than a day ago; safe to run from any instance. */
-export async function pruneExpiredAuthorizationRequests(db: Database, now: Date = new Date()): Promise<number> {
-  return db('authorization_requests').where('expires_at', '<=', new Date(now.getTime() - 24 * 60 * 60 * 1000)).delete();
-}

@@ -1,12 +1,11 @@
 import type { Middleware } from 'koa';
-import { isSignedIn, pruneExpiredSessions } from '../../accounts/sessions.js';
+import { isSignedIn } from '../../accounts/sessions.js';
 import { rolesAt } from '../../accounts/roles.js';
 import { getUser } from '../../accounts/users.js';
 import type { SiteState } from '../../http/state.js';
-import { pruneExpiredCounters } from '../../shared/rate-limit.js';
 import type { Services } from '../../services.js';
 import { refusalReason } from './access-policy.js';
-import { pruneExpiredAuthorizationRequests, saveAuthorizationRequest, type AuthorizationParameters } from './authorization-requests.js';
+import { saveAuthorizationRequest, type AuthorizationParameters } from './authorization-requests.js';
 import { findBrowserSession, startBrowserSession } from './browser-session.js';
 import { need, type AuthorizeFlow } from './flow.js';
 import { pageEndpoint } from './endpoint.js';
@@ -25,9 +24,6 @@ import {
   verifyRedirectUri,
 } from './request-checks.js';
 import { showConsentPage, showSignInPage } from './shared-steps.js';
-
-/** One request in a hundred also deletes long-expired sessions, authorization requests and rate counters. */
-const HOUSEKEEPING_PROBABILITY = 0.01;
 
 function completeDraft(flow: AuthorizeFlow): AuthorizationParameters {
   const { clientId, redirectUri, redirectUriGiven, scopes, resource, codeChallenge, state, nonce, loginHint } = flow.draft;
@@ -74,17 +70,6 @@ const showSignInOrConsent = step<AuthorizeFlow>('show the sign-in or the consent
   showSignInPage(flow, { notice: `You are signed in as ${user.email}, but ${reason}. Sign in with another account, or cancel.`, email: '' });
 });
 
-const housekeeping = step<AuthorizeFlow>('housekeeping, now and then', async (flow) => {
-  if (Math.random() >= HOUSEKEEPING_PROBABILITY) return;
-  try {
-    await pruneExpiredAuthorizationRequests(flow.db);
-    await pruneExpiredSessions(flow.db);
-    await pruneExpiredCounters(flow.db);
-  } catch (error) {
-    flow.ctx.state.log.warn({ err: error }, 'pruning expired authorization records failed');
-  }
-});
-
 /** GET /oauth/authorize (spec: Endpoints; RFC 6749 4.1.1, RFC 7636, RFC 8707, RFC 9207). */
 export const AUTHORIZE_STEPS = [
   readAuthorizationQuery,
@@ -99,7 +84,6 @@ export const AUTHORIZE_STEPS = [
   resolveScopes,
   checkNonce,
   readPromptAndHints,
-  housekeeping,
   saveRequest,
   loadOrStartBrowserSession,
   showSignInOrConsent,
