@@ -99,6 +99,11 @@ describe('withTransaction (issue 11)', () => {
       });
 
       if (kind === 'mysql') {
+        it('reads causally on a Galera cluster: every pooled connection has wsrep_sync_wait = 1', async () => {
+          const rows = await Promise.all(Array.from({ length: 3 }, () => scratch.db.raw('SELECT @@SESSION.wsrep_sync_wait AS value')));
+          expect(rows.map((result: Array<Array<{ value: number }>>) => Number(result[0]?.[0]?.value))).to.deep.equal([1, 1, 1]);
+        });
+
         it('survives a real InnoDB deadlock: two transactions locking two rows in opposite order both commit, one of them rerun', async function () {
           this.timeout(60000);
           await scratch.db('probe').update({ v: 0 });

@@ -65,9 +65,25 @@ export function openDatabase(config: DatabaseConfig, warn: KnexWarningSink = war
       supportBigNumbers: true,
       bigNumberStrings: false,
     },
-    pool: { min: 0, max: 10 },
+    pool: { min: 0, max: 10, afterCreate: readCausally },
     acquireConnectionTimeout: 10000,
   });
+}
+
+interface MysqlConnection {
+  query(sql: string, callback: (error: (Error & { errno?: number }) | null) => void): void;
+}
+
+const ER_UNKNOWN_SYSTEM_VARIABLE = 1193;
+
+/**
+ * Causal reads on a Galera cluster: a node applies other nodes' write sets a moment after they commit, so without this
+ * an instance on node 2 could accept a token that node 1 revoked a few milliseconds ago, or not find a code node 1
+ * just issued. `wsrep_sync_wait = 1` makes each read wait until the node has applied everything committed before it
+ * began. Without Galera (wsrep off) the setting does nothing; servers that do not know the variable (MySQL) skip it.
+ */
+function readCausally(connection: MysqlConnection, done: (error: Error | null, connection: MysqlConnection) => void): void {
+  connection.query('SET SESSION wsrep_sync_wait = 1', (error) => done(error && error.errno !== ER_UNKNOWN_SYSTEM_VARIABLE ? error : null, connection));
 }
 
 export function isMysql(db: Database): boolean {
