@@ -24,7 +24,6 @@ import {
   dropDatabase,
   killNode,
   knexOnNode,
-  NODES,
   nodeAnswers,
   nodeUrl,
   onNode,
@@ -33,7 +32,6 @@ import {
   startNode,
   waitForClusterSize,
   type ClusterLease,
-  type NodeNumber,
 } from './support/galera.js';
 import { cliOn, errorLogLines, forwardedHeaders, getJsonAt, onInstance, postFormAt, SITE_ORIGIN, siteFetch, startInstance, viaInstance, type Instance, type JsonAnswer } from './support/instances.js';
 import { authorizeThroughPages, CookieJar, describe as describeAnswer, openSignInPage, signInForm, submit, type PageAnswer } from './support/pages.js';
@@ -71,7 +69,6 @@ describe('multi-primary: two instances on two Galera nodes serving one site', fu
   let member: User;
   let app: TestClient;
   const extraDatabases: string[] = [];
-  const savedSyncWait = new Map<NodeNumber, number>();
 
   const i1 = () => one as Instance;
   const i2 = () => two as Instance;
@@ -82,15 +79,6 @@ describe('multi-primary: two instances on two Galera nodes serving one site', fu
     lease = await acquireCluster(say);
     logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'schoolgate-cluster-'));
     say(`server logs: ${logDir}`);
-    if (process.env.SCHOOLGATE_CLUSTER_SYNC_WAIT !== undefined) {
-      // Diagnostic: run the instances with the nodes' wsrep_sync_wait set (restored at the end).
-      for (const node of NODES) {
-        const [row] = await onNode<{ value: number }>(node, 'SELECT @@GLOBAL.wsrep_sync_wait AS value');
-        savedSyncWait.set(node, Number(row?.value ?? 0));
-        await onNode(node, 'SET GLOBAL wsrep_sync_wait = ?', [Number(process.env.SCHOOLGATE_CLUSTER_SYNC_WAIT)]);
-      }
-      say(`wsrep_sync_wait = ${process.env.SCHOOLGATE_CLUSTER_SYNC_WAIT} on every node for this run (was ${[...savedSyncWait.values()].join('/')})`);
-    }
     databaseName = scratchDatabaseName('main');
     await createDatabase(databaseName);
     // Instance 1 migrates the empty database on start; instance 2 then finds it up to date.
@@ -115,9 +103,6 @@ describe('multi-primary: two instances on two Galera nodes serving one site', fu
           await startNode(2);
           await waitForClusterSize(3);
         }
-      }],
-      ['restore wsrep_sync_wait', async () => {
-        for (const [node, value] of savedSyncWait) await onNode(node, 'SET GLOBAL wsrep_sync_wait = ?', [value]);
       }],
       ['drop the databases', async () => {
         for (const name of [databaseName, ...extraDatabases]) if (name) await dropDatabase(name);
