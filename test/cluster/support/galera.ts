@@ -98,7 +98,7 @@ export async function waitForClusterSize(size: number, timeoutMs = 90000): Promi
   await waitFor(`wsrep_cluster_size ${size} on node 1`, timeoutMs, async () => (await clusterSize(1)) === size);
 }
 
-function runScript(command: 'start' | 'stop', timeoutMs: number): Promise<void> {
+function runScript(command: 'start' | 'stop' | 'reset', timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', [GALERA_SCRIPT, command], { env: { ...process.env, GALERA_DIR }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -172,48 +172,44 @@ export async function startNode(node: NodeNumber, timeoutMs = 120000): Promise<v
   await waitFor(`node ${node} to answer SQL`, timeoutMs, () => nodeAnswers(node));
 }
 
-async function stopNode(node: NodeNumber): Promise<void> {
-  const pid = nodePid(node);
-  if (pid === null || !alive(pid)) return;
-  process.kill(pid, 'SIGTERM');
-  await waitFor(`node ${node} (pid ${pid}) to stop`, 60000, async () => !alive(pid));
-}
-
 export interface ClusterLease {
-  /** How the cluster was found: what releaseCluster undoes. */
-  found: 'running' | 'stopped' | 'partial';
-  startedNodes: NodeNumber[];
+  /** How the cluster was found: a healthy running cluster is left running, anything else is stopped again. */
+  found: 'running' | 'restarted';
 }
 
-export async function acquireCluster(log: (line: string) => void = () => undefined): Promise<ClusterLease> {
+async function healthy(): Promise<boolean> {
   const answering = await Promise.all(NODES.map((node) => nodeAnswers(node)));
-  let lease: ClusterLease;
-  if (answering.every(Boolean)) {
+  return answering.every(Boolean) && (await clusterSize(1)) === 3;
+}
+
+/**
+ * A three-node cluster to test on. A healthy running one is used as it is. Anything else (stopped, some nodes down, a
+ * lone node that lost its peers) is stopped and started afresh; when the nodes' saved state will not let node 1
+ * bootstrap (it was not the last to leave), the cluster's data is reset: it holds only scratch databases.
+ */
+export async function acquireCluster(log: (line: string) => void = () => undefined): Promise<ClusterLease> {
+  if (await healthy()) {
     log('cluster: all three nodes answer; using the running cluster and leaving it running');
-    lease = { found: 'running', startedNodes: [] };
-  } else if (!answering.some(Boolean)) {
-    log(`cluster: no node answers; ${GALERA_SCRIPT} start`);
+    return { found: 'running' };
+  }
+  log(`cluster: not running as a healthy three-node cluster; ${GALERA_SCRIPT} stop, then start`);
+  await runScript('stop', 240000);
+  try {
     await runScript('start', 240000);
-    lease = { found: 'stopped', startedNodes: [1, 2, 3] };
-  } else {
-    const missing = NODES.filter((_, index) => !answering[index]);
-    log(`cluster: nodes ${missing.join(', ')} do not answer; starting them (they are stopped again at the end)`);
-    for (const node of missing) await startNode(node);
-    lease = { found: 'partial', startedNodes: missing };
+  } catch (error) {
+    log(`cluster: start failed (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); ${GALERA_SCRIPT} reset, then start`);
+    await runScript('reset', 240000);
+    await runScript('start', 240000);
   }
   await waitForClusterSize(3);
-  return lease;
+  return { found: 'restarted' };
 }
 
-/** Leaves the machine as acquireCluster found it. Node 2 must be running again (or stopped) before this. */
+/** Leaves the machine as acquireCluster found it: a cluster it started is stopped. Node 2 must be running again (or stopped) before this. */
 export async function releaseCluster(lease: ClusterLease | undefined, log: (line: string) => void = () => undefined): Promise<void> {
-  if (!lease) return;
-  if (lease.found === 'stopped') {
-    log(`cluster: ${GALERA_SCRIPT} stop`);
-    await runScript('stop', 240000);
-  } else if (lease.found === 'partial') {
-    for (const node of [...lease.startedNodes].reverse()) await stopNode(node);
-  }
+  if (lease?.found !== 'restarted') return;
+  log(`cluster: ${GALERA_SCRIPT} stop`);
+  await runScript('stop', 240000);
 }
 
 /** A fresh database name per run, so data of earlier runs never matters. */
