@@ -90,12 +90,7 @@ export function registerAccountCommands(program: Command, run: Runner): void {
     );
 
   const role = program.command('role').description('per-site roles');
-  role
-    .command('grant')
-    .description('grant a user a role at a site (owner, operator, staff, lecturer, student)')
-    .requiredOption('--site <origin>', 'the site, named by its origin')
-    .requiredOption('--email <email>', 'the user')
-    .requiredOption('--role <role>', 'owner | operator | staff | lecturer | student')
+  withRoleOptions(role.command('grant').description('grant a user a role at a site (owner, operator, staff, lecturer, student)'))
     .action(
       run(async (options: RoleOptions): Promise<CommandResult> =>
         withDatabase(async (db) => {
@@ -111,12 +106,7 @@ export function registerAccountCommands(program: Command, run: Runner): void {
       ),
     );
 
-  role
-    .command('revoke')
-    .description("take a role away from a user at a site; tokens of clients the remaining roles no longer permit are revoked at once")
-    .requiredOption('--site <origin>', 'the site, named by its origin')
-    .requiredOption('--email <email>', 'the user')
-    .requiredOption('--role <role>', 'owner | operator | staff | lecturer | student')
+  withRoleOptions(role.command('revoke').description('take a role away from a user at a site; tokens of clients the remaining roles no longer permit are revoked at once'))
     .action(
       run(async (options: RoleOptions): Promise<CommandResult> =>
         withDatabase(async (db) => {
@@ -131,6 +121,13 @@ export function registerAccountCommands(program: Command, run: Runner): void {
         }),
       ),
     );
+}
+
+function withRoleOptions(command: Command): Command {
+  return command
+    .requiredOption('--site <origin>', 'the site, named by its origin')
+    .requiredOption('--email <email>', 'the user')
+    .requiredOption('--role <role>', 'owner | operator | staff | lecturer | student');
 }
 
 async function siteAndUser(db: Database, options: { site: string; email: string }): Promise<{ site: Site; user: User }> {
