@@ -803,32 +803,89 @@ function mcpSuite(variant: Variant, scratch: () => ScratchDatabase): void {
   });
 
   describe('transport', () => {
-    it('answers requests as an SSE stream and notifications with 202, without a session id (stateless)', async () => {
-      const init = await rawInitialize(origin);
-      expect(init.status).to.equal(200);
-      expect(init.headers.get('content-type')).to.match(/^text\/event-stream/);
-      expect(init.headers.get('mcp-session-id')).to.equal(null);
-      expect(init.headers.get('x-request-id')).to.be.a('string');
-      const stream = await init.text();
-      const data = stream
+    /** A raw POST of one JSON-RPC message with the given Accept header. */
+    async function post(message: Record<string, unknown>, accept: string, token?: string): Promise<Response> {
+      return fetch(`${origin}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept, 'mcp-protocol-version': '2025-06-18', ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
+        body: JSON.stringify(message),
+      });
+    }
+
+    /** The JSON-RPC messages of an SSE answer (its `data:` lines). */
+    function sseMessages(stream: string): Array<Record<string, unknown>> {
+      return stream
         .split('\n')
         .filter((line) => line.startsWith('data: '))
-        .map((line) => JSON.parse(line.slice(6)) as { result?: { serverInfo?: { name: string }; protocolVersion?: string } });
-      expect(data[0]?.result?.serverInfo?.name).to.equal('schoolgate');
-      const notified = await fetch(`${origin}/mcp`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
-        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-      });
+        .map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>);
+    }
+
+    it('answers a request as one JSON body when the client accepts application/json (the usual Accept of both types), notifications with 202, without a session id (stateless)', async () => {
+      const init = await rawInitialize(origin);
+      expect(init.status).to.equal(200);
+      expect(init.headers.get('content-type')).to.match(/^application\/json/);
+      expect(init.headers.get('mcp-session-id')).to.equal(null);
+      expect(init.headers.get('x-request-id')).to.be.a('string');
+      const answer = (await init.json()) as { id: number; result?: { serverInfo?: { name: string }; protocolVersion?: string } };
+      expect(answer.id).to.equal(1);
+      expect(answer.result?.serverInfo?.name).to.equal('schoolgate');
+      const notified = await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, 'application/json, text/event-stream');
       expect(notified.status).to.equal(202);
       // Any instance can answer any request: a tools/call with no initialize before it on this connection.
-      const direct = await fetch(`${origin}/mcp`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_school_profile', arguments: {} } }),
-      });
+      const direct = await post({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_school_profile', arguments: {} } }, 'application/json, text/event-stream');
       expect(direct.status).to.equal(200);
-      expect(await direct.text()).to.include('Northwind Academy of Design');
+      expect(direct.headers.get('content-type')).to.match(/^application\/json/);
+      const result = (await direct.json()) as { id: number; result: { structuredContent: { name: string } } };
+      expect(result.id).to.equal(7);
+      expect(result.result.structuredContent.name).to.equal('Northwind Academy of Design');
+    });
+
+    it('answers as an SSE stream when the client prefers text/event-stream or refuses application/json, with the same JSON-RPC response', async () => {
+      const call = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_my_courses', arguments: { first: 2 } } };
+      const json = await post(call, 'application/json, text/event-stream', tokens.read);
+      expect(json.headers.get('content-type')).to.match(/^application\/json/);
+      const expected = (await json.json()) as Record<string, unknown>;
+      for (const accept of ['text/event-stream, application/json;q=0.5', 'application/json;q=0, text/event-stream', 'text/event-stream;q=1, application/json; q=0.9']) {
+        const response = await post(call, accept, tokens.read);
+        expect(response.status, accept).to.equal(200);
+        expect(response.headers.get('content-type'), accept).to.match(/^text\/event-stream/);
+        expect(response.headers.get('mcp-session-id')).to.equal(null);
+        expect(sseMessages(await response.text()), accept).to.deep.equal([expected]);
+      }
+      const init = await rawInitialize(origin, { accept: 'text/event-stream, application/json;q=0.1' });
+      expect(init.headers.get('content-type')).to.match(/^text\/event-stream/);
+      expect((sseMessages(await init.text())[0]?.result as { serverInfo?: { name: string } } | undefined)?.serverInfo?.name).to.equal('schoolgate');
+      // Both types must be listed (Streamable HTTP), whichever the answer uses.
+      for (const accept of ['application/json', 'text/event-stream']) {
+        const refused = await post(call, accept, tokens.read);
+        expect(refused.status, accept).to.equal(406);
+        await refused.arrayBuffer();
+      }
+    });
+
+    it('keeps concurrent requests of different members apart (one tool registry, a context per request)', async () => {
+      const [miaCourses, readerCourses] = await Promise.all(
+        [tokens.read, tokens.reader].map(async (token) => withClient(origin, token, async (client) => (await call<{ courses: McpCourse[] }>(client, 'list_my_courses', { first: 50 })).courses.map((course) => course.slug))),
+      );
+      const listing = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_my_courses', arguments: { first: 50 } } };
+      const answers = await Promise.all(
+        Array.from({ length: 24 }, async (_, index) => {
+          const token = [tokens.read, tokens.reader, tokens.identity][index % 3] ?? tokens.read;
+          const response = await post(listing, index % 2 === 0 ? 'application/json, text/event-stream' : 'text/event-stream, application/json;q=0.5', token);
+          const text = await response.text();
+          const message = (response.headers.get('content-type')?.startsWith('text/event-stream') ? sseMessages(text)[0] : JSON.parse(text)) as { result: { isError?: boolean; structuredContent?: { courses: McpCourse[] }; content: Array<{ text: string }> } };
+          return { index, message };
+        }),
+      );
+      for (const { index, message } of answers) {
+        if (index % 3 === 2) {
+          expect(message.result.isError, 'no account scope').to.equal(true);
+          expect(message.result.content[0]?.text).to.include('insufficient_scope');
+        } else {
+          expect(message.result.structuredContent?.courses.map((course) => course.slug)).to.deep.equal(index % 3 === 0 ? miaCourses : readerCourses);
+        }
+      }
+      expect(miaCourses).not.to.deep.equal(readerCourses);
     });
 
     it('answers GET and DELETE with 405 (no sessions, no standalone stream), and malformed bodies with JSON-RPC errors', async () => {

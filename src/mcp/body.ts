@@ -31,19 +31,3 @@ export async function readMcpBody(req: IncomingMessage, limit = MCP_BODY_LIMIT):
     return { kind: 'invalid-json' };
   }
 }
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The JSON-RPC methods a body asks for: which tools it calls by name, and whether it lists tools. */
-export function toolRequestsOf(body: unknown): { calledTools: Set<string>; listsTools: boolean } {
-  const calledTools = new Set<string>();
-  let listsTools = false;
-  for (const message of Array.isArray(body) ? body : [body]) {
-    if (!isRecord(message)) continue;
-    if (message.method === 'tools/list') listsTools = true;
-    if (message.method === 'tools/call' && isRecord(message.params) && typeof message.params.name === 'string') calledTools.add(message.params.name);
-  }
-  return { calledTools, listsTools };
-}

@@ -6,8 +6,8 @@ import type { SiteState } from '../http/state.js';
 import type { Services } from '../services.js';
 import type { Site } from '../sites/sites.js';
 import { authenticateMcpCaller } from './auth.js';
-import { readMcpBody, toolRequestsOf } from './body.js';
-import { buildMcpServer } from './server.js';
+import { readMcpBody } from './body.js';
+import { McpToolset } from './server.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -32,15 +32,42 @@ function rebindingProtection(site: Site, trustProxy: boolean) {
   };
 }
 
+/** The quality (`q`) an Accept header gives one exact media type; 0 when it is not listed. */
+function acceptQuality(accept: string, mediaType: string): number {
+  let quality = 0;
+  for (const range of accept.split(',')) {
+    const [type, ...parameters] = range.split(';');
+    if (type?.trim().toLowerCase() !== mediaType) continue;
+    const q = parameters.map((parameter) => parameter.trim().toLowerCase()).find((parameter) => parameter.startsWith('q='));
+    const value = q === undefined ? 1 : Number(q.slice(2));
+    if (Number.isFinite(value)) quality = Math.max(quality, value);
+  }
+  return quality;
+}
+
 /**
- * `/mcp` (any method): the Model Context Protocol over Streamable HTTP in stateless mode. Each POST gets a fresh
- * McpServer with the tools its caller may use and a fresh transport without sessions, so any instance can serve any
- * request and nothing is kept in process memory. Requests are answered as an SSE stream or, for notifications, 202;
- * the SDK client reads both. GET (a standalone server-to-client stream) and DELETE (ending a session) have no meaning
+ * How a request is answered: one JSON body when the client accepts `application/json` at least as much as
+ * `text/event-stream` (the usual `Accept: application/json, text/event-stream` included: plain JSON is the cheaper of
+ * the two), an SSE stream when it prefers the stream or refuses JSON (`q=0`). A client must list both types (the
+ * transport answers 406 otherwise).
+ */
+export function answersWithJson(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  const json = acceptQuality(accept, 'application/json');
+  return json > 0 && json >= acceptQuality(accept, 'text/event-stream');
+}
+
+/**
+ * `/mcp` (any method): the Model Context Protocol over Streamable HTTP in stateless mode. The variant's tools (their
+ * definitions, JSON Schemas and validators) are built once, here; each POST gets a thin SDK server bound to its caller
+ * and a fresh transport without sessions, so any instance can serve any request and nothing outlives the request.
+ * Requests are answered as one JSON body or as an SSE stream (see `answersWithJson`), notifications with 202; the SDK
+ * client reads all of them. GET (a standalone server-to-client stream) and DELETE (ending a session) have no meaning
  * without sessions and answer 405, which the SDK client expects from a stateless server.
  */
 export function mcpEndpoint(services: Services): Middleware<SiteState> {
   const { trustProxy } = services.config;
+  const toolset = new McpToolset(services.config.variant);
   return async (ctx) => {
     const { site } = ctx.state;
     // First the verdict on the token: 401 and 503 come from here through the error middleware.
@@ -53,10 +80,9 @@ export function mcpEndpoint(services: Services): Middleware<SiteState> {
     if (body.kind === 'too-large') return jsonRpcError(ctx, 413, -32000, 'Request body too large');
     if (body.kind === 'invalid-json') return jsonRpcError(ctx, 400, -32700, 'Parse error: Invalid JSON');
     const parsed = body.kind === 'json' ? body.value : null;
-    const { calledTools, listsTools } = toolRequestsOf(parsed);
 
-    const server = buildMcpServer({ services, site, log: ctx.state.log, caller, now: new Date() }, calledTools, listsTools);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false, ...rebindingProtection(site, trustProxy) });
+    const server = toolset.serverFor({ services, site, log: ctx.state.log, caller, now: new Date() });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: answersWithJson(ctx.get('accept') || undefined), ...rebindingProtection(site, trustProxy) });
     ctx.res.on('close', () => {
       void transport.close();
       void server.close();

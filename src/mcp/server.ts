@@ -1,4 +1,6 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Variant } from '../config/config.js';
 import { ToolContext, type McpCaller, type McpSession } from './session.js';
 import { toolErrorResult, type McpTool } from './tool.js';
@@ -17,6 +19,63 @@ export function mayUse(caller: McpCaller, tool: McpTool): boolean {
   return tool.scope === null || (caller.userId !== null && caller.scopes.includes(tool.scope));
 }
 
+/**
+ * The tools of one variant, built once when the endpoint is created: their definitions (JSON Schema included) and their
+ * zod validators are shared by every request. Nothing in it knows about a request; each request brings its own
+ * session (caller, site, clock, logger) to `serverFor`.
+ */
+export class McpToolset {
+  readonly variant: Variant;
+  readonly tools: readonly McpTool[];
+  private readonly byName: ReadonlyMap<string, McpTool>;
+  /** The `tools/list` answer of an anonymous caller (public tools), shared as is. */
+  private readonly publicDefinitions: readonly Tool[];
+  /** The low-level server validates JSON Schema only for elicitation, which these tools never use; one instance is enough. */
+  private readonly jsonSchemaValidator = new AjvJsonSchemaValidator();
+
+  constructor(variant: Variant) {
+    this.variant = variant;
+    this.tools = toolsOfVariant(variant);
+    this.byName = new Map(this.tools.map((tool) => [tool.name, tool]));
+    this.publicDefinitions = this.tools.filter((tool) => tool.scope === null).map((tool) => tool.definition);
+  }
+
+  /** The definitions `tools/list` shows this caller, in registry order. */
+  definitionsFor(caller: McpCaller): readonly Tool[] {
+    if (caller.userId === null) return this.publicDefinitions;
+    return this.tools.filter((tool) => mayUse(caller, tool)).map((tool) => tool.definition);
+  }
+
+  /** One `tools/call`: the tool's result, or a tool error for an unknown tool or one the caller may not use. */
+  async call(name: string, args: unknown, context: ToolContext): Promise<CallToolResult> {
+    const tool = this.byName.get(name);
+    if (!tool) return toolErrorResult('not_found', `Tool ${name} not found; tools/list lists the tools this connection may use`);
+    const { session } = context;
+    if (!mayUse(session.caller, tool)) {
+      const scope = tool.scope ?? '';
+      const why = session.caller.authInfo === null ? 'no access token was presented' : session.caller.userId === null ? 'the access token is not bound to a member' : `the access token does not hold ${scope}`;
+      return toolErrorResult('insufficient_scope', `${tool.name} needs a member access token with the scope ${scope}; ${why}. See ${session.site.origin}/auth.md.`, { scope });
+    }
+    return tool.call(args, context);
+  }
+
+  /**
+   * The MCP server of one request. The SDK's server object holds one connection's state (its transport, the ids of
+   * requests in flight), so each stateless request gets its own; it is a thin shell whose two tool handlers close
+   * over this request's context and delegate to the shared tools. Nothing of one request can reach another's.
+   */
+  serverFor(session: McpSession): Server {
+    const server = new Server(
+      { name: SERVER_NAME, title: session.site.name, version: SERVER_VERSION },
+      { capabilities: { tools: {} }, instructions: instructions(session), jsonSchemaValidator: this.jsonSchemaValidator },
+    );
+    const context = new ToolContext(session);
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...this.definitionsFor(session.caller)] }));
+    server.setRequestHandler(CallToolRequestSchema, (request) => this.call(request.params.name, request.params.arguments, context));
+    return server;
+  }
+}
+
 function instructions(session: McpSession): string {
   const { site } = session;
   const member = session.caller.userId !== null;
@@ -27,27 +86,4 @@ function instructions(session: McpSession): string {
       ? 'This connection acts for a signed-in member: the list_my_* and get_my_* tools read their own courses, progress and account; tools needing a scope the token lacks are not listed.'
       : `Tools about a member's own courses, meetings, payments and notifications need a member access token (OAuth 2.0 with PKCE); ${site.origin}/auth.md explains how to get one.`,
   ].join(' ');
-}
-
-/**
- * A fresh MCP server for one /mcp request (stateless mode: nothing outlives the request). It carries the tools the
- * caller may use. A tool that exists but that the caller may not use is not listed; when this request calls one by
- * name, it is registered as a stand-in that answers the `insufficient_scope` tool error. Stand-ins are left out of a
- * request that also lists tools (a JSON-RPC batch), so a listing never shows them; such a call gets "not found".
- */
-export function buildMcpServer(session: McpSession, calledTools: ReadonlySet<string>, listsTools: boolean): McpServer {
-  const server = new McpServer({ name: SERVER_NAME, title: session.site.name, version: SERVER_VERSION }, { capabilities: { tools: {} }, instructions: instructions(session) });
-  const context = new ToolContext(session);
-  for (const tool of toolsOfVariant(session.services.config.variant)) {
-    if (mayUse(session.caller, tool)) {
-      tool.register(server, context);
-    } else if (calledTools.has(tool.name) && !listsTools && tool.scope !== null) {
-      const scope = tool.scope;
-      const why = session.caller.authInfo === null ? 'no access token was presented' : session.caller.userId === null ? 'the access token is not bound to a member' : `the access token does not hold ${scope}`;
-      server.registerTool(tool.name, { title: tool.title, description: tool.description }, () =>
-        toolErrorResult('insufficient_scope', `${tool.name} needs a member access token with the scope ${scope}; ${why}. See ${session.site.origin}/auth.md.`, { scope }),
-      );
-    }
-  }
-  return server;
 }

@@ -1,5 +1,6 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { getParseErrorMessage } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
+import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { Scope } from '../clients/scopes.js';
 import type { Variant } from '../config/config.js';
@@ -10,7 +11,7 @@ import type { ToolContext } from './session.js';
 /**
  * One MCP tool: its name, description, typed input and output (zod, published as JSON Schema by the SDK), the scope
  * a caller needs (null: public), the variants it exists in, and what it does. Results carry `structuredContent`
- * (checked against the output schema by the SDK) and the same JSON as text for clients that read only text.
+ * (checked against the output schema before it leaves) and the same JSON as text for clients that read only text.
  */
 export interface ToolSpec<I extends z.ZodObject, O extends z.ZodObject> {
   name: string;
@@ -32,8 +33,14 @@ export interface McpTool {
   readonly description: string;
   readonly scope: Scope | null;
   readonly variants: readonly Variant[];
-  /** Registers the working tool on a request's server. */
-  register(server: McpServer, context: ToolContext): void;
+  /** What `tools/list` shows: name, title, description, annotations and both schemas as JSON Schema, built once. */
+  readonly definition: Tool;
+  /**
+   * Runs the tool for one request: checks the arguments against the input schema, runs it with the request's context
+   * and checks the result against the output schema. Everything per request lives in `context`; the tool itself (its
+   * schemas and their compiled validators) is shared by every request of the process.
+   */
+  call(args: unknown, context: ToolContext): Promise<CallToolResult>;
 }
 
 /** A failure a tool reports to the agent as a tool error (`isError: true`), with a machine-readable code. */
@@ -66,30 +73,47 @@ function failureResult(error: unknown, context: ToolContext, toolName: string): 
   return toolErrorResult('server_error', 'the tool failed unexpectedly; retry later');
 }
 
+/** The schema error text the SDK's McpServer gives (`Input validation error: Invalid arguments for tool …`). */
+function schemaProblems(error: z.ZodError): string {
+  return getParseErrorMessage(error);
+}
+
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpec<I, O>): McpTool {
+  // JSON Schema exactly as the SDK's McpServer publishes it, converted once here instead of on every tools/list.
+  const definition: Tool = {
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    inputSchema: toJsonSchemaCompat(spec.input, { strictUnions: true, pipeStrategy: 'input' }) as Tool['inputSchema'],
+    outputSchema: toJsonSchemaCompat(spec.output, { strictUnions: true, pipeStrategy: 'output' }) as Tool['outputSchema'],
+    annotations: { title: spec.title, ...spec.annotations },
+  };
   return {
     name: spec.name,
     title: spec.title,
     description: spec.description,
     scope: spec.scope,
     variants: spec.variants ?? ['A', 'B'],
-    register(server, context) {
-      // Widened to the plain object schema type: the SDK's callback type cannot be resolved for a generic schema. The
-      // SDK parses `args` with spec.input before calling, so they are z.output<I>.
-      const inputSchema: z.ZodObject = spec.input;
-      const outputSchema: z.ZodObject = spec.output;
-      server.registerTool(
-        spec.name,
-        { title: spec.title, description: spec.description, inputSchema, outputSchema, annotations: { title: spec.title, ...spec.annotations } },
-        async (args): Promise<CallToolResult> => {
-          try {
-            const structured = (await spec.run(args as z.output<I>, context)) as Record<string, unknown>;
-            return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
-          } catch (error) {
-            return failureResult(error, context, spec.name);
-          }
-        },
-      );
+    definition,
+    async call(args, context) {
+      // zod compiles a schema's checks on its first parse and keeps them on the schema object: built once per process.
+      const input = spec.input.safeParse(args ?? {});
+      if (!input.success) {
+        return toolErrorResult('invalid_request', `Input validation error: Invalid arguments for tool ${spec.name}: ${schemaProblems(input.error)}`);
+      }
+      let structured: Record<string, unknown>;
+      try {
+        structured = (await spec.run(input.data, context)) as Record<string, unknown>;
+      } catch (error) {
+        return failureResult(error, context, spec.name);
+      }
+      // The published output schema is a promise to clients (the SDK client checks it too): a result that breaks it is a bug.
+      const output = spec.output.safeParse(structured);
+      if (!output.success) {
+        context.session.log.error({ tool: spec.name, problems: schemaProblems(output.error) }, 'mcp tool result does not match its output schema');
+        return toolErrorResult('server_error', 'the tool failed unexpectedly; retry later');
+      }
+      return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
     },
   };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { courseProgress, lastWatched, listEnrolledCourses } from '../../../member/courses.js';
+import { lastWatched, listEnrolledCourses } from '../../../member/courses.js';
 import { DEFAULT_LIMITS } from '../../../member/pagination.js';
+import { progressSummary } from '../../../member/progress-summaries.js';
 import { forwardPageInfo } from '../../format.js';
 import { pageInfo, pageInput, totalCount } from '../../schemas.js';
 import { defineTool, READ_ONLY } from '../../tool.js';
@@ -22,11 +23,11 @@ export const listMyCourses = defineTool({
   async run(input, context) {
     const member = context.member();
     const page = await listEnrolledCourses(member, { first: input.first ?? null, after: input.cursor ?? null });
-    // Every course's progress comes from one batched syllabus query (the same loader GraphQL uses).
+    // Every course's progress comes from one grouped query over the page's courses (counts, not lecture rows).
     const courses = await Promise.all(
       page.nodes.map(async (course) => ({
         ...enrolledCourseOutput(course, member.now),
-        progress: await courseProgress(member, course.id),
+        progress: await progressSummary(member, course.id),
         lastWatchedLecture: lastWatchedOutputOf(lastWatched(course)),
       })),
     );
