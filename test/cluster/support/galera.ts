@@ -16,7 +16,12 @@ import { PROJECT_ROOT } from '../../../src/shared/paths.js';
 export type NodeNumber = 1 | 2 | 3;
 export const NODES: readonly NodeNumber[] = [1, 2, 3];
 
-export const GALERA_SCRIPT = process.env.SCHOOLGATE_GALERA_SCRIPT ?? path.resolve(PROJECT_ROOT, '../shared/scale/galera.sh');
+/**
+ * The cluster script: SCHOOLGATE_GALERA_SCRIPT, else the workplace's copy beside this checkout or at its usual place
+ * (a clean clone for CI may live elsewhere than the working copy).
+ */
+const GALERA_SCRIPT_CANDIDATES = [process.env.SCHOOLGATE_GALERA_SCRIPT, path.resolve(PROJECT_ROOT, '../shared/scale/galera.sh'), '/work/shared/scale/galera.sh'].filter((candidate): candidate is string => candidate !== undefined);
+export const GALERA_SCRIPT = GALERA_SCRIPT_CANDIDATES.find((candidate) => fs.existsSync(candidate)) ?? GALERA_SCRIPT_CANDIDATES[0] ?? 'galera.sh';
 export const GALERA_DIR = process.env.GALERA_DIR ?? '/tmp/galera';
 
 export function nodePort(node: NodeNumber): number {
