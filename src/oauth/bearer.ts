@@ -1,10 +1,13 @@
-import { clientFromRow, type ClientRow, type OAuthClient } from '../clients/clients.js';
+import type { Role } from '../accounts/roles.js';
+import type { User } from '../accounts/users.js';
+import type { OAuthClient } from '../clients/clients.js';
 import type { Scope } from '../clients/scopes.js';
 import type { Database } from '../db/connection.js';
 import type { Site } from '../sites/sites.js';
 import { InsufficientScopeError, InvalidTokenError } from './errors.js';
 import { recordFirstUse } from './tokens/rotation.js';
-import { findPairByAccessToken, type TokenPair } from './tokens/store.js';
+import type { TokenPair } from './tokens/store.js';
+import { readPresentedToken } from './tokens/verification.js';
 
 /** A live access token presented to this site, with its client. */
 export interface VerifiedToken {
@@ -13,6 +16,9 @@ export interface VerifiedToken {
   scopes: Scope[];
   /** The resource owner; null for a token with no resource owner. */
   userId: number | null;
+  /** The resource owner's account and roles at the site, read with the token. */
+  user: User | null;
+  roles: Role[];
 }
 
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
@@ -32,16 +38,16 @@ export function bearerTokenOf(site: Site, authorization: string | undefined): st
  * which the error middleware turns into 503 without WWW-Authenticate.
  */
 export async function verifyAccessToken(db: Database, site: Site, token: string, now = new Date()): Promise<VerifiedToken> {
-  const pair = await findPairByAccessToken(db, token);
-  if (!pair) throw new InvalidTokenError(site.origin, 'the access token is not recognised');
+  const presented = await readPresentedToken(db, 'access_token', token);
+  // A pair whose client is gone is gone too (foreign key): unknown either way.
+  if (!presented) throw new InvalidTokenError(site.origin, 'the access token is not recognised');
+  const { pair, client, user, roles } = presented;
   // RFC 8707: the token is bound to the origin it was issued for (Authentication 7).
   if (pair.siteId !== site.id || pair.resource !== site.origin) throw new InvalidTokenError(site.origin, `the access token was issued for a different origin, not ${site.origin}`);
   if (pair.revokedAt !== null) throw new InvalidTokenError(site.origin, 'the access token has been revoked');
   if (pair.accessExpiresAt.getTime() <= now.getTime()) throw new InvalidTokenError(site.origin, 'the access token has expired; use the refresh token');
-  const clientRow = await db<ClientRow>('oauth_clients').where({ id: pair.clientRef }).first();
-  if (!clientRow) throw new InvalidTokenError(site.origin, 'the client of this access token no longer exists');
   if (!(await recordFirstUse(db, pair, now))) throw new InvalidTokenError(site.origin, 'the access token has been revoked');
-  return { pair, client: clientFromRow(clientRow), scopes: pair.scopes, userId: pair.userId };
+  return { pair, client, scopes: pair.scopes, userId: pair.userId, user, roles };
 }
 
 /** Verifies the request's bearer token; a request without one is refused (401 invalid_token). */

@@ -1,5 +1,5 @@
-import { rolesAt } from '../accounts/roles.js';
-import { getUser } from '../accounts/users.js';
+import { rolesAt, type Role } from '../accounts/roles.js';
+import { getUser, type User } from '../accounts/users.js';
 import type { Scope } from '../clients/scopes.js';
 import type { Variant } from '../config/config.js';
 import type { Database } from '../db/connection.js';
@@ -21,7 +21,12 @@ export interface UserClaims {
  */
 export async function userClaims(db: Database, site: Site, userId: number, scopes: readonly Scope[], variant: Variant): Promise<UserClaims> {
   const [user, roles] = await Promise.all([getUser(db, userId), rolesAt(db, site.id, userId)]);
-  const claims: UserClaims = { sub: String(user.id), org_id: String(site.id), roles };
+  return claimsOf(user, roles, site, scopes, variant);
+}
+
+/** The claims from an account and its roles already at hand (userinfo reads them with the token). */
+export function claimsOf(user: User, roles: readonly Role[], site: Site, scopes: readonly Scope[], variant: Variant): UserClaims {
+  const claims: UserClaims = { sub: String(user.id), org_id: String(site.id), roles: [...roles] };
   if (scopes.includes('email')) claims.email = user.email;
   if (scopes.includes('profile')) {
     claims.name = user.name;

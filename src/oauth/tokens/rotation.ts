@@ -17,40 +17,75 @@ import { insertPair, revocation, revokeGrant, type IssuedPair, type RevokedReaso
 
 export type RotationOutcome = { kind: 'rotated'; issued: IssuedPair } | { kind: 'refused'; reason: RevokedReason };
 
+interface LockedRow {
+  id: number;
+  revoked_at: unknown;
+  revoked_reason: RevokedReason | null;
+  successor_pair_id: number | null;
+  rotation_counter: number;
+}
+
 /**
- * The refresh grant's write, in one transaction: revoke S's parent (presenting S's refresh token proves S was
- * received), lock S and re-read its state, mint the successor, point S at it, and supersede S's earlier unused
- * successor. Concurrent refreshes of S queue on S's row lock and each supersedes the one before, so exactly one
- * successor is live whatever the interleaving; on Galera the loser of a certification conflict reruns the whole
- * transaction and then queues the same way.
+ * The refresh grant's write, in one short transaction of four statements: lock S and its parent and read their state
+ * (one locking read, parent first by id), mint the successor, then one UPDATE by primary key that points S at the
+ * successor, retires S's parent (presenting S's refresh token proves S was received) and supersedes S's earlier
+ * unused successor. Concurrent refreshes of S queue on the row lock and each supersedes the one before, so exactly
+ * one successor is live whatever the interleaving. (A compare-and-set on rotation_counter would decide in one
+ * statement too, but every loser would have to read and try again: N concurrent refreshes would cost N² statements.)
+ * Rows are only ever named by primary key: a range over parent_pair_id would take gap locks that deadlock with the
+ * successors other refreshes insert. On Galera the loser of a certification conflict reruns the whole transaction.
  */
 export async function rotatePair(db: Database, pair: TokenPair, scopes: readonly Scope[], now = new Date()): Promise<RotationOutcome> {
   return withTransaction(db, async (trx) => {
-    if (pair.parentPairId !== null) {
-      await trx('token_pairs').where({ id: pair.parentPairId, successor_pair_id: pair.id }).whereNull('revoked_at').update(revocation('rotated', now));
-    }
-    const current: { revoked_at: unknown; revoked_reason: RevokedReason | null; successor_pair_id: number | null; rotation_counter: number } | undefined = await trx('token_pairs')
-      .where({ id: pair.id })
-      .forUpdate()
-      .first('revoked_at', 'revoked_reason', 'successor_pair_id', 'rotation_counter');
+    const ids = pair.parentPairId === null ? [pair.id] : [pair.parentPairId, pair.id];
+    const locked: LockedRow[] = await trx('token_pairs').whereIn('id', ids).orderBy('id').forUpdate().select('id', 'revoked_at', 'revoked_reason', 'successor_pair_id', 'rotation_counter');
+    const current = locked.find((row) => Number(row.id) === pair.id);
     if (!current) return { kind: 'refused' as const, reason: 'revoked' as const };
     if (current.revoked_at !== null) {
       const reason = current.revoked_reason ?? 'revoked';
       if (reason === 'rotated') await revokeGrant(trx, pair.grantId, 'reuse_detected', now);
       return { kind: 'refused' as const, reason };
     }
+    const parent = locked.find((row) => Number(row.id) === pair.parentPairId);
     const issued = await insertPair(
       trx,
       { grantId: pair.grantId, siteId: pair.siteId, clientRef: pair.clientRef, userId: pair.userId, scopes, resource: pair.resource, schoolId: pair.schoolId, authTime: pair.authTime, parentPairId: pair.id },
       now,
     );
-    await trx('token_pairs').where({ id: pair.id }).update({ successor_pair_id: issued.pair.id, rotation_counter: current.rotation_counter + 1 });
-    if (current.successor_pair_id !== null) {
-      // Unused for sure: its first use would have revoked S (reason rotated) before we locked S.
-      await trx('token_pairs').where({ id: current.successor_pair_id }).whereNull('revoked_at').update(revocation('superseded', now));
-    }
+    await recordRotation(trx, {
+      pairId: pair.id,
+      successorId: issued.pair.id,
+      rotationCounter: current.rotation_counter + 1,
+      // Only while S is still its parent's successor: a superseded S never retires the parent a later successor needs.
+      receivedParentId: parent && parent.revoked_at === null && parent.successor_pair_id === pair.id ? pair.parentPairId : null,
+      // Unused for sure: its first use would have retired S (reason rotated) before S was locked.
+      supersededId: current.successor_pair_id,
+      now,
+    });
     return { kind: 'rotated' as const, issued };
   });
+}
+
+/** The rotation's three row changes in one UPDATE by primary key. */
+async function recordRotation(
+  trx: Database,
+  change: { pairId: number; successorId: number; rotationCounter: number; receivedParentId: number | null; supersededId: number | null; now: Date },
+): Promise<void> {
+  const { pairId, successorId, rotationCounter, receivedParentId, supersededId, now } = change;
+  const retired = [receivedParentId, supersededId].filter((id): id is number => id !== null);
+  if (retired.length === 0) {
+    await trx('token_pairs').where({ id: pairId }).update({ successor_pair_id: successorId, rotation_counter: rotationCounter });
+    return;
+  }
+  await trx('token_pairs')
+    .whereIn('id', [pairId, ...retired])
+    .update({
+      successor_pair_id: trx.raw('CASE WHEN id = ? THEN ? ELSE successor_pair_id END', [pairId, successorId]),
+      rotation_counter: trx.raw('CASE WHEN id = ? THEN ? ELSE rotation_counter END', [pairId, rotationCounter]),
+      // revoked_reason before revoked_at: MySQL evaluates SET left to right, and later assignments see earlier ones.
+      revoked_reason: trx.raw("CASE WHEN id = ? OR revoked_at IS NOT NULL THEN revoked_reason WHEN id = ? THEN 'rotated' ELSE 'superseded' END", [pairId, receivedParentId ?? 0]),
+      revoked_at: trx.raw('CASE WHEN id = ? OR revoked_at IS NOT NULL THEN revoked_at ELSE ? END', [pairId, now]),
+    });
 }
 
 /**

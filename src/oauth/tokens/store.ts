@@ -47,7 +47,7 @@ export interface IssuedPair {
   refreshToken: string;
 }
 
-interface PairRow {
+export interface PairRow {
   id: number;
   grant_id: string;
   site_id: number;
@@ -70,7 +70,7 @@ interface PairRow {
   created_at: unknown;
 }
 
-function pairFromRow(row: PairRow): TokenPair {
+export function pairFromRow(row: PairRow): TokenPair {
   return {
     id: row.id,
     grantId: row.grant_id,

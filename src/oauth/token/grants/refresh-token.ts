@@ -1,10 +1,11 @@
-import { rolesAt } from '../../../accounts/roles.js';
+import type { Role } from '../../../accounts/roles.js';
 import { requireParam } from '../../../http/form.js';
 import { rolesPermitClient } from '../../authorization-policy.js';
 import { InvalidGrantError } from '../../errors.js';
 import { narrowScopes } from '../../scope-policy.js';
 import { rotatePair } from '../../tokens/rotation.js';
-import { findPairByRefreshToken, revokeGrant, type RevokedReason, type TokenPair } from '../../tokens/store.js';
+import { revokeGrant, type RevokedReason, type TokenPair } from '../../tokens/store.js';
+import { readPresentedToken, type PresentedToken } from '../../tokens/verification.js';
 import { tokenResponse, type TokenResponse } from '../token-response.js';
 import type { GrantContext } from './context.js';
 
@@ -15,21 +16,22 @@ import type { GrantContext } from './context.js';
  * (RFC 9700 4.14.2). Never an id_token (Authentication 11).
  */
 export async function refreshTokenGrant(context: GrantContext): Promise<TokenResponse> {
-  const pair = await loadPair(context, requireParam(context.form, 'refresh_token'));
+  const { pair, roles } = await loadPair(context, requireParam(context.form, 'refresh_token'));
   checkPairBelongsToClient(context, pair);
   if (pair.revokedAt !== null) await refuseRevoked(context, pair, pair.revokedReason ?? 'revoked');
   checkRefreshNotExpired(pair);
-  await checkUserStillMayAuthorize(context, pair);
+  checkUserStillMayAuthorize(context, pair, roles);
   const scopes = narrowScopes(pair.scopes, context.form.get('scope'));
   const outcome = await rotatePair(context.services.db, pair, scopes);
   if (outcome.kind === 'refused') throw refusal(outcome.reason);
   return tokenResponse(outcome.issued, { site: context.site, client: context.client, variant: context.services.config.variant });
 }
 
-async function loadPair({ services, site }: GrantContext, refreshToken: string): Promise<TokenPair> {
-  const pair = await findPairByRefreshToken(services.db, refreshToken);
-  if (!pair || pair.siteId !== site.id) throw new InvalidGrantError('the refresh token is not recognised at this site');
-  return pair;
+/** The pair with its owner's roles at the site, in one statement. */
+async function loadPair({ services, site }: GrantContext, refreshToken: string): Promise<PresentedToken> {
+  const presented = await readPresentedToken(services.db, 'refresh_token', refreshToken);
+  if (!presented || presented.pair.siteId !== site.id) throw new InvalidGrantError('the refresh token is not recognised at this site');
+  return presented;
 }
 
 function checkPairBelongsToClient({ client }: GrantContext, pair: TokenPair): void {
@@ -59,7 +61,7 @@ function checkRefreshNotExpired(pair: TokenPair): void {
   if (pair.refreshExpiresAt !== null && pair.refreshExpiresAt.getTime() <= Date.now()) throw new InvalidGrantError('the refresh token has expired; authorize again');
 }
 
-async function checkUserStillMayAuthorize({ services, site, client }: GrantContext, pair: TokenPair): Promise<void> {
+function checkUserStillMayAuthorize({ client }: GrantContext, pair: TokenPair, roles: readonly Role[]): void {
   if (pair.userId === null) return;
-  if (!rolesPermitClient(await rolesAt(services.db, site.id, pair.userId), client)) throw new InvalidGrantError('the member no longer holds a role that may use this client');
+  if (!rolesPermitClient(roles, client)) throw new InvalidGrantError('the member no longer holds a role that may use this client');
 }

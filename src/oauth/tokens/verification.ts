@@ -1,0 +1,48 @@
+import { parseRole, type Role } from '../../accounts/roles.js';
+import { userFromRow, type User } from '../../accounts/users.js';
+import { clientFromRow, type ClientRow, type OAuthClient } from '../../clients/clients.js';
+import type { Database } from '../../db/connection.js';
+import { sha256Hex } from '../../shared/random.js';
+import { pairFromRow, type PairRow, type TokenPair } from './store.js';
+
+/** Everything a protected resource needs about a presented access token, read together. */
+export interface PresentedToken {
+  pair: TokenPair;
+  client: OAuthClient;
+  /** The resource owner's account; null for a token with no resource owner. */
+  user: User | null;
+  /** The owner's roles at the token's site, sorted. */
+  roles: Role[];
+}
+
+const CLIENT_COLUMNS: ReadonlyArray<keyof ClientRow> = ['id', 'site_id', 'client_id', 'client_id_hash', 'name', 'audience', 'confidential', 'token_endpoint_auth_method', 'secret_hash', 'redirect_uris', 'scopes', 'kind', 'reviewed', 'version', 'created_at', 'updated_at'];
+const USER_COLUMNS = ['id', 'email', 'name', 'avatar_url', 'created_at'] as const;
+
+type JoinedRow = PairRow & { role: string | null } & Record<string, unknown>;
+
+/**
+ * One statement for a presented token: its pair, client, owner and the owner's roles at the site (one row per role),
+ * so verifying an access token and answering userinfo, or checking a refresh token, cost one round trip. Nothing is
+ * cached: a revoked token is refused by every instance on its next presentation.
+ */
+export async function readPresentedToken(db: Database, kind: 'access_token' | 'refresh_token', token: string): Promise<PresentedToken | null> {
+  const rows: JoinedRow[] = await db('token_pairs as t')
+    .join('oauth_clients as c', 'c.id', 't.client_ref')
+    .leftJoin('users as u', 'u.id', 't.user_id')
+    .leftJoin('site_roles as r', (on) => on.on('r.site_id', 't.site_id').andOn('r.user_id', 't.user_id'))
+    .where(kind === 'access_token' ? 't.access_token_hash' : 't.refresh_token_hash', sha256Hex(token))
+    .select('t.*', ...CLIENT_COLUMNS.map((column) => `c.${column} as client__${column}`), ...USER_COLUMNS.map((column) => `u.${column} as owner__${column}`), 'r.role');
+  const first = rows[0];
+  if (!first) return null;
+  const prefixed = (prefix: string) => Object.fromEntries(Object.entries(first).filter(([key]) => key.startsWith(prefix)).map(([key, value]) => [key.slice(prefix.length), value]));
+  return {
+    pair: pairFromRow(first),
+    client: clientFromRow(prefixed('client__') as unknown as ClientRow),
+    user: first.owner__id === null ? null : userFromRow(prefixed('owner__') as unknown as Parameters<typeof userFromRow>[0]),
+    roles: rows
+      .map((row) => row.role)
+      .filter((role): role is string => role !== null)
+      .sort()
+      .map(parseRole),
+  };
+}

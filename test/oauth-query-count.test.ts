@@ -1,0 +1,63 @@
+import { expect } from 'chai';
+import type * as oauth from 'oauth4webapi';
+import type { User } from '../src/accounts/users.js';
+import { describeEachDatabase } from './support/databases.js';
+import { discover, exchangeCode, issueCode, makeClient, makeUser, postForm, type TestClient } from './support/oauth-fixtures.js';
+import { startTestServer, type TestServer } from './support/server.js';
+
+/**
+ * Statements per request on the OAuth hot paths (issue 12, items 1 and 2): exact counts, so a change that adds a round
+ * trip shows here. BEGIN and COMMIT count (knex reports them as queries).
+ */
+describeEachDatabase('OAuth hot paths: SQL statements per request (issue 12)', (scratch) => {
+  let server: TestServer;
+  let as: oauth.AuthorizationServer;
+  let member: User;
+  let app: TestClient;
+  let statements: string[] = [];
+  const db = () => scratch().db;
+
+  before(async () => {
+    server = await startTestServer(scratch(), { variant: 'A' });
+    as = await discover(server.siteA.origin);
+    member = await makeUser(db(), server.siteA, ['student'], 'Quinn Count');
+    app = await makeClient(db(), server.siteA, { audience: 'member', confidential: false, scopes: ['openid', 'profile', 'email', 'account:read'] });
+    db().on('query', (query: { sql: string }) => statements.push(query.sql));
+  });
+  after(async () => server.stop());
+
+  async function counted<T>(request: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
+    statements = [];
+    const result = await request();
+    return { result, statements };
+  }
+
+  async function tokens(): Promise<{ access_token: string; refresh_token: string }> {
+    const grant = await issueCode(db(), server.siteA, app, member, 'openid profile email account:read');
+    return (await (await exchangeCode(as, app, grant)).json()) as { access_token: string; refresh_token: string };
+  }
+
+  const userinfo = (token: string) => fetch(`${server.siteA.origin}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${token}` } });
+
+  it('userinfo: the site, then one statement for the token with its client, owner and roles; the first use of a refreshed token adds one short transaction', async () => {
+    const original = await tokens();
+    expect((await userinfo(original.access_token)).status).to.equal(200);
+    const steady = await counted(() => userinfo(original.access_token));
+    expect(steady.result.status).to.equal(200);
+    expect(steady.statements).to.have.length(2);
+    const refreshed = (await postForm(as.token_endpoint ?? '', { grant_type: 'refresh_token', refresh_token: original.refresh_token, client_id: app.client.clientId })).body as { access_token: string };
+    const firstUse = await counted(() => userinfo(refreshed.access_token));
+    expect(firstUse.result.status).to.equal(200);
+    // + BEGIN, retire the parent, mark the first use, COMMIT
+    expect(firstUse.statements).to.have.length(6);
+  });
+
+  it('refresh grant: site, client, the pair with its owner’s roles, then BEGIN, one locking read, INSERT, one UPDATE, COMMIT', async () => {
+    const original = await tokens();
+    const refresh = () => postForm(as.token_endpoint ?? '', { grant_type: 'refresh_token', refresh_token: original.refresh_token, client_id: app.client.clientId });
+    expect((await refresh()).status).to.equal(200);
+    const again = await counted(refresh);
+    expect(again.result.status).to.equal(200);
+    expect(again.statements, again.statements.join('\n')).to.have.length(8);
+  });
+});
