@@ -1,24 +1,130 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
 import Koa from 'koa';
+import type { Knex } from 'knex';
+import type { Variant } from '../../src/config/config.js';
+import { PROJECT_ROOT } from '../../src/shared/paths.js';
+import type { Site } from '../../src/sites/sites.js';
 
-export const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+/** Seconds per run; each comparison makes PAIRS runs of the product and PAIRS of its floor. */
+export const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+/** Interleaved product/floor pairs per comparison (at least 3): the figure is the median of the pairs' ratios. */
+export const PAIRS = Math.max(3, Number(process.env.BENCH_PAIRS ?? 3));
 
-export interface Row {
+/** One side of a comparison: what autocannon sends. `setupClient` gives each connection its own body (e.g. its own refresh token). */
+export interface Target {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  setupClient?: (client: autocannon.Client) => void;
+}
+
+/**
+ * The product next to a hand-written floor doing the same work. Before timing, both are asked once and `same` must
+ * accept the two answers (default: deep-equal JSON bodies), so a floor can never do less than the product.
+ */
+export interface Comparison {
   name: string;
+  floorName: string;
+  product: Target;
+  floor: Target;
+  /** Throws when the two answers differ. */
+  same?: (product: unknown, floor: unknown) => void;
+}
+
+/** What a bench module gets: a migrated database with one site whose origin is the product's URL, and both servers. */
+export interface BenchContext {
+  kind: 'sqlite' | 'mysql';
+  variant: Variant;
+  productUrl: string;
+  floorUrl: string;
+  db: Knex;
+  site: Site;
+}
+
+export interface RunFigures {
   requestsPerSecond: number;
   p50: number;
   p99: number;
   non2xx: number;
-  note?: string;
+  errors: number;
+}
+
+export interface ComparisonResult {
+  name: string;
+  floorName: string;
+  product: RunFigures[];
+  floor: RunFigures[];
+  /** Median over the pairs of product req/s ÷ floor req/s. */
+  ratio: number;
+  loadAverage: number[];
 }
 
 /** One bounded autocannon run against loopback. */
-export async function run(name: string, options: autocannon.Options): Promise<Row> {
-  const result = await autocannon({ duration: DURATION_SECONDS, connections: CONNECTIONS, ...options });
-  return { name, requestsPerSecond: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+export async function run(target: Target): Promise<RunFigures> {
+  const result = await autocannon({ duration: DURATION_SECONDS, connections: CONNECTIONS, ...target });
+  return { requestsPerSecond: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}
+
+/** One request of a target, answered as JSON (a floor and the product must agree on it). */
+async function answerOf(target: Target): Promise<unknown> {
+  const response = await fetch(target.url, { method: target.method ?? 'GET', headers: target.headers, body: target.body });
+  const text = await response.text();
+  if (response.status >= 300) throw new Error(`${target.url} answered ${response.status}: ${text.slice(0, 300)}`);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function sameJson(product: unknown, floor: unknown): void {
+  if (!isDeepStrictEqual(product, floor)) throw new Error(`the floor's answer differs from the product's:\nproduct ${JSON.stringify(product).slice(0, 600)}\nfloor   ${JSON.stringify(floor).slice(0, 600)}`);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+/** Checks the answers agree, then runs PAIRS interleaved pairs (the order alternates, so drift hits both sides alike). */
+export async function compare(comparison: Comparison): Promise<ComparisonResult> {
+  (comparison.same ?? sameJson)(await answerOf(comparison.product), await answerOf(comparison.floor));
+  const product: RunFigures[] = [];
+  const floor: RunFigures[] = [];
+  for (let pair = 0; pair < PAIRS; pair += 1) {
+    if (pair % 2 === 0) {
+      floor.push(await run(comparison.floor));
+      product.push(await run(comparison.product));
+    } else {
+      product.push(await run(comparison.product));
+      floor.push(await run(comparison.floor));
+    }
+  }
+  const ratio = median(product.map((figures, index) => figures.requestsPerSecond / Math.max(1, floor[index]?.requestsPerSecond ?? 1)));
+  return { name: comparison.name, floorName: comparison.floorName, product, floor, ratio, loadAverage: os.loadavg() };
+}
+
+export function printComparisons(title: string, results: ComparisonResult[]): void {
+  process.stdout.write(`\n${title}: ${CONNECTIONS} connections, ${PAIRS} interleaved pairs of ${DURATION_SECONDS}s, Node ${process.version}\n\n`);
+  process.stdout.write('| path | product req/s (runs) | floor | floor req/s (runs) | ratio (median) | product p50 / p99 ms | non-2xx product / floor | load average |\n');
+  process.stdout.write('| --- | --- | --- | --- | ---: | --- | ---: | --- |\n');
+  for (const result of results) {
+    const rates = (runs: RunFigures[]) => runs.map((figures) => figures.requestsPerSecond).join(' / ');
+    const p50 = median(result.product.map((figures) => figures.p50));
+    const p99 = median(result.product.map((figures) => figures.p99));
+    const failures = (runs: RunFigures[]) => runs.reduce((sum, figures) => sum + figures.non2xx + figures.errors, 0);
+    process.stdout.write(
+      `| ${result.name} | ${rates(result.product)} | ${result.floorName} | ${rates(result.floor)} | ${result.ratio.toFixed(2)} | ${p50} / ${p99} | ${failures(result.product)} / ${failures(result.floor)} | ${result.loadAverage.map((load) => load.toFixed(2)).join(' ')} |\n`,
+    );
+  }
 }
 
 /** The yardstick: a Koa route that does nothing but answer JSON, on the same machine and Node. */
@@ -33,12 +139,50 @@ export async function bareKoa(): Promise<{ url: string; close: () => Promise<voi
   return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-/** A Markdown table: each row next to the first (bare Koa) row. */
-export function printTable(title: string, rows: Row[]): void {
-  const baseline = rows[0]?.requestsPerSecond ?? 1;
-  process.stdout.write(`\n${title}, ${CONNECTIONS} connections, ${DURATION_SECONDS}s each, Node ${process.version}\n\n`);
-  process.stdout.write('| endpoint | req/s | % of bare Koa | p50 ms | p99 ms | non-2xx | note |\n| --- | ---: | ---: | ---: | ---: | ---: | --- |\n');
-  for (const row of rows) {
-    process.stdout.write(`| ${row.name} | ${row.requestsPerSecond} | ${((row.requestsPerSecond / baseline) * 100).toFixed(1)}% | ${row.p50} | ${row.p99} | ${row.non2xx} | ${row.note ?? ''} |\n`);
-  }
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * A server in a process of its own (so autocannon, here, does not share its event loop), found listening through the
+ * first JSON log line with `listeningOn`. Its output is drained and dropped: the product logs every request at info.
+ */
+export async function startProcess(entry: string, env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    cwd: PROJECT_ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      for (const line of buffered.split('\n')) {
+        const match = /"listeningOn":"([^"]+)"/.exec(line);
+        if (match?.[1]) {
+          child.stdout?.off('data', onData);
+          child.stdout?.resume();
+          resolve(match[1]);
+          return;
+        }
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${entry} exited with ${String(code)} before listening: ${stderr.slice(0, 2000)}`)));
+  });
+  child.stdout?.on('data', () => undefined);
+  return {
+    url,
+    child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
 }

@@ -1,48 +1,51 @@
 /**
- * npm run bench: token-endpoint (refresh grant) and userinfo throughput, next to a bare Koa route on the same
- * machine, so the numbers say what the OAuth work costs rather than how fast this machine is. Loopback only,
- * bounded in time. Runs on the embedded SQLite store, or on MySQL with BENCH_DATABASE=mysql (a scratch database on SCHOOLGATE_TEST_MYSQL_URL's server).
+ * npm run bench, OAuth: userinfo next to floor C (one indexed join by hand) and the refresh grant next to floor D (the
+ * same compare-and-set and insert in one transaction by hand). Each connection refreshes its own pair with the same
+ * (old) refresh token, which the rotation rules allow while the successor is unused, so every request does the full
+ * refresh work: a new successor that supersedes the previous one.
  */
-import { createScratchDatabase } from '../support/databases.js';
-import { discover, exchangeCode, issueCode, makeClient, makeUser } from '../support/oauth-fixtures.js';
-import { startTestServer } from '../support/server.js';
-import { bareKoa, CONNECTIONS, run, type Row } from './harness.js';
+import { expect } from 'chai';
+import { newGrantId, insertPair } from '../../src/oauth/tokens/store.js';
+import { makeClient, makeUser } from '../support/oauth-fixtures.js';
+import { CONNECTIONS, type BenchContext, type Comparison } from './harness.js';
 
-export async function oauthBench(kind: 'sqlite' | 'mysql'): Promise<Row[]> {
-  const scratch = await createScratchDatabase(kind);
-  const server = await startTestServer(scratch);
-  const site = server.siteB;
-  const as = await discover(site.origin);
-  const member = await makeUser(scratch.db, site, ['student']);
-  const app = await makeClient(scratch.db, site, { audience: 'member', confidential: false, scopes: ['openid', 'profile', 'email', 'account:read'] });
+const SCOPES = ['openid', 'profile', 'email', 'account:read'] as const;
 
-  // One pair per connection: each connection retries its own (old) refresh token, which the rotation rules allow
-  // while the successor is unused, so every request does the full refresh work.
-  const pairs: Array<{ access: string; refresh: string }> = [];
-  for (let index = 0; index < CONNECTIONS; index += 1) {
-    const grant = await issueCode(scratch.db, site, app, member, 'openid profile email account:read');
-    const body = (await (await exchangeCode(as, app, grant)).json()) as { access_token: string; refresh_token: string };
-    pairs.push({ access: body.access_token, refresh: body.refresh_token });
-  }
-  let nextPair = 0;
-  const bare = await bareKoa();
-  const rows: Row[] = [];
-  rows.push(await run('bare Koa route (GET /)', { url: bare.url }));
-  rows.push(await run('userinfo (GET /api/oauth/userinfo)', { url: `${site.origin}/api/oauth/userinfo`, headers: { authorization: `Bearer ${pairs[0]?.access ?? ''}` } }));
-  rows.push(
-    await run('token endpoint (refresh_token grant)', {
-      url: String(as.token_endpoint),
-      method: 'POST',
+/** Token responses carry fresh tokens each time: they must agree in shape, not in value. */
+function sameTokenResponseShape(product: unknown, floor: unknown): void {
+  const shape = (body: unknown) =>
+    Object.fromEntries(Object.entries(body as Record<string, unknown>).map(([key, value]) => [key, typeof value === 'string' && /^sg[ar]_/.test(value) ? value.slice(0, 4) : key === 'created_at' ? typeof value : value]));
+  expect(shape(floor)).to.deep.equal(shape(product));
+}
+
+export async function oauthComparisons({ db, site, productUrl, floorUrl }: BenchContext): Promise<Comparison[]> {
+  const member = await makeUser(db, site, ['student'], 'Bench Member');
+  const app = await makeClient(db, site, { audience: 'member', confidential: false, scopes: [...SCOPES] });
+  const issue = () => insertPair(db, { grantId: newGrantId(), siteId: site.id, clientRef: app.client.ref, userId: member.id, scopes: SCOPES, resource: site.origin, schoolId: site.id, authTime: new Date() });
+  const userinfoToken = (await issue()).accessToken;
+  // Separate pairs for the product and the floor, one per connection each, so neither rotates the other's.
+  const productPairs = await Promise.all(Array.from({ length: CONNECTIONS }, issue));
+  const floorPairs = await Promise.all(Array.from({ length: CONNECTIONS }, issue));
+  const refreshTarget = (url: string, pairs: Awaited<ReturnType<typeof issue>>[]) => {
+    let next = 0;
+    const body = (refreshToken: string) => new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: app.client.clientId }).toString();
+    return {
+      url,
+      method: 'POST' as const,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      setupClient: (client) => {
-        const pair = pairs[nextPair++ % pairs.length];
-        client.setBody(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: pair?.refresh ?? '', client_id: app.client.clientId }).toString());
-      },
-    }),
-  );
-  await bare.close();
-  await server.stop();
-  await scratch.drop();
-
-  return rows;
+      body: body(pairs[0]?.refreshToken ?? ''),
+      setupClient: (client: { setBody(body: string): void }) => client.setBody(body(pairs[next++ % pairs.length]?.refreshToken ?? '')),
+    };
+  };
+  const bearer = { authorization: `Bearer ${userinfoToken}` };
+  return [
+    { name: 'userinfo', floorName: 'C: one indexed join', product: { url: `${productUrl}/api/oauth/userinfo`, headers: bearer }, floor: { url: `${floorUrl}/floor/userinfo`, headers: bearer } },
+    {
+      name: 'refresh grant',
+      floorName: 'D: CAS + insert in one transaction',
+      product: refreshTarget(`${productUrl}/api/oauth/token`, productPairs),
+      floor: refreshTarget(`${floorUrl}/floor/token`, floorPairs),
+      same: sameTokenResponseShape,
+    },
+  ];
 }

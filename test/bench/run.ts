@@ -1,11 +1,38 @@
 /**
- * npm run bench: the OAuth and member-API throughput tables. Loopback only, bounded in time (BENCH_SECONDS per row,
- * BENCH_CONNECTIONS connections); BENCH_DATABASE=mysql runs them on a scratch MySQL database instead of SQLite.
+ * npm run bench: each hot path of the product next to a hand-written floor doing the same work, in the same run,
+ * interleaved (BENCH_PAIRS pairs of BENCH_SECONDS runs at BENCH_CONNECTIONS connections), as the median ratio with the
+ * load average. MariaDB first, then SQLite; BENCH_DATABASE=mysql or sqlite runs one. The product runs as
+ * `npm start` would (its own process, NODE_ENV=production, logging at info); the floors in another process over the
+ * same database. Loopback only, bounded in time.
  */
-import { graphqlBench } from './graphql.bench.js';
-import { printTable } from './harness.js';
-import { oauthBench } from './oauth.bench.js';
+import { createSite } from '../../src/sites/sites.js';
+import { createScratchDatabase, type DatabaseKind } from '../support/databases.js';
+import { bareKoa, compare, printComparisons, run, startProcess, type BenchContext, type ComparisonResult } from './harness.js';
+import { oauthComparisons } from './oauth.bench.js';
 
-const kind = process.env.BENCH_DATABASE === 'mysql' ? 'mysql' : 'sqlite';
-printTable(`schoolgate OAuth bench (${kind})`, await oauthBench(kind));
-printTable(`schoolgate member GraphQL bench (${kind})`, await graphqlBench(kind));
+const MODULES: Array<(context: BenchContext) => Promise<Parameters<typeof compare>[0][]>> = [oauthComparisons];
+const kinds: DatabaseKind[] = process.env.BENCH_DATABASE === 'mysql' || process.env.BENCH_DATABASE === 'sqlite' ? [process.env.BENCH_DATABASE] : ['mysql', 'sqlite'];
+const variant = process.env.SCHOOLGATE_VARIANT === 'B' ? 'B' : 'A';
+
+const bare = await bareKoa();
+const bareFigures = await run({ url: bare.url });
+await bare.close();
+process.stdout.write(`bare Koa route on this machine: ${bareFigures.requestsPerSecond} req/s (for scale)\n`);
+
+for (const kind of kinds) {
+  const scratch = await createScratchDatabase(kind);
+  const env = { DATABASE_URL: scratch.url, SCHOOLGATE_VARIANT: variant };
+  const product = await startProcess('src/main.ts', { ...env, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'production', LOG_LEVEL: 'info', SCHOOLGATE_DEMO: 'false', SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0' });
+  const floors = await startProcess('test/bench/floors/server.ts', env);
+  try {
+    const site = await createSite(scratch.db, { origin: product.url, name: 'Bench School', subdomain: 'bench' });
+    const context: BenchContext = { kind, variant, productUrl: product.url, floorUrl: floors.url, db: scratch.db, site };
+    const results: ComparisonResult[] = [];
+    for (const module of MODULES) for (const comparison of await module(context)) results.push(await compare(comparison));
+    printComparisons(`schoolgate bench (${kind}, variant ${variant})`, results);
+  } finally {
+    await product.stop();
+    await floors.stop();
+    await scratch.drop();
+  }
+}
