@@ -1,13 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { Middleware, ParameterizedContext } from 'koa';
 import { createHandler, type OperationArgs, type Response as HttpResponse } from 'graphql-http';
-import { GraphQLError, parse, specifiedRules, validate, type DocumentNode } from 'graphql';
+import { GraphQLError, Kind, parse, specifiedRules, validate, type DocumentNode, type ExecutionResult } from 'graphql';
 import { bearerChallenge, InsufficientScopeError, InvalidTokenError } from '../oauth/errors.js';
 import { requireAccessToken, requireSchoolBinding, type VerifiedToken } from '../oauth/bearer.js';
 import type { SiteState } from '../http/state.js';
 import type { Services } from '../services.js';
 import { AppError, NotFoundError, ValidationError } from '../shared/errors.js';
 import type { Site } from '../sites/sites.js';
+import { compiledExecutor, withLocationsOf } from './compiled.js';
 import { GraphQLContext } from './context.js';
 import { LruCache } from './document-cache.js';
 import { depthAndCostRule, LIMITS } from './limits.js';
@@ -61,7 +62,34 @@ function formatError(error: Readonly<GraphQLError | Error>): GraphQLError | Erro
   const code = original instanceof ValidationError ? 'BAD_USER_INPUT' : original instanceof NotFoundError ? 'NOT_FOUND' : original instanceof AppError ? original.code.toUpperCase() : 'INTERNAL_SERVER_ERROR';
   const message = code === 'INTERNAL_SERVER_ERROR' ? 'internal error' : original.message;
   const extensions = { code, ...(original instanceof ValidationError && original.problems.length > 0 ? { problems: original.problems } : {}) };
-  return new GraphQLError(message, { nodes: error.nodes, path: error.path, extensions });
+  return withLocationsOf(error, new GraphQLError(message, { nodes: error.nodes, path: error.path, extensions }));
+}
+
+/** The media type graphql-http answers with for this Accept header (its own negotiation), or null when none fits. */
+function acceptedMediaType(accept: string | undefined): string | null {
+  for (const entry of (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
+    const [mediaType, ...params] = entry.split(';');
+    const charset = params.find((param) => param.includes('charset=')) ?? 'charset=utf-8';
+    if (mediaType === 'application/graphql-response+json' && charset === 'charset=utf-8') return 'application/graphql-response+json; charset=utf-8';
+    if ((mediaType === 'application/json' || mediaType === 'application/*' || mediaType === '*/*') && (charset === 'charset=utf-8' || charset === 'charset=utf8')) return 'application/json; charset=utf-8';
+  }
+  return null;
+}
+
+/**
+ * A result without errors as graphql-http would answer it, serialised without its error replacer (which would visit
+ * every value of a large answer for the Error instances only `errors` can hold). Anything else is left to graphql-http.
+ */
+function successResponse(req: IncomingMessage, result: ExecutionResult): HttpResponse | undefined {
+  if (result.errors !== undefined || Symbol.asyncIterator in result) return undefined;
+  const contentType = acceptedMediaType(req.headers.accept);
+  if (contentType === null) return undefined;
+  return [JSON.stringify(result), { status: 200, statusText: 'OK', headers: { 'content-type': contentType } }];
+}
+
+/** Whether the depth and cost of a document can depend on its variables (a page size given as a variable). */
+function usesVariables(document: DocumentNode): boolean {
+  return document.definitions.some((definition) => definition.kind === Kind.OPERATION_DEFINITION && (definition.variableDefinitions?.length ?? 0) > 0);
 }
 
 /** The answer to an authentication failure: the OAuth error and a GraphQL `errors` entry, so either kind of client reads it. */
@@ -77,6 +105,26 @@ export function memberGraphqlEndpoint(services: Services): Middleware<SiteState>
   const { variant } = services.config;
   const { schema, scopes } = buildMemberSchema(variant);
   const validated = new LruCache<string, DocumentNode | readonly GraphQLError[]>(500);
+  /** Per validated document: its depth and cost errors when they cannot depend on variables, and the scopes it needs. */
+  const limitsOf = new WeakMap<DocumentNode, readonly GraphQLError[]>();
+  const scopesOf = new WeakMap<DocumentNode, Array<readonly string[]>>();
+
+  function limitErrors(document: DocumentNode, variables: Record<string, unknown>): readonly GraphQLError[] {
+    const cached = limitsOf.get(document);
+    if (cached) return cached;
+    const errors = validate(schema, document, [depthAndCostRule(variables)]);
+    if (!usesVariables(document)) limitsOf.set(document, errors);
+    return errors;
+  }
+
+  function scopesNeeded(document: DocumentNode): Array<readonly string[]> {
+    let needed = scopesOf.get(document);
+    if (!needed) {
+      needed = scopesNeededBy(schema, scopes, document);
+      scopesOf.set(document, needed);
+    }
+    return needed;
+  }
 
   function documentFor(query: string): DocumentNode | readonly GraphQLError[] {
     const cached = validated.get(query);
@@ -97,16 +145,18 @@ export function memberGraphqlEndpoint(services: Services): Middleware<SiteState>
   const handle = createHandler<IncomingMessage, RequestContext, Record<PropertyKey, unknown>>({
     schema,
     formatError,
+    execute: compiledExecutor(schema),
+    onOperation: (req, _args, result) => ('data' in result ? successResponse(req.raw, result) : undefined),
     onSubscribe: (req, params): OperationArgs<Record<PropertyKey, unknown>> | readonly GraphQLError[] | HttpResponse => {
       const document = documentFor(params.query);
       if (!('kind' in document)) return document;
       const variables = params.variables ?? {};
-      const limitErrors = validate(schema, document, [depthAndCostRule(variables)]);
-      if (limitErrors.length > 0) return limitErrors;
+      const tooBig = limitErrors(document, variables);
+      if (tooBig.length > 0) return tooBig;
       const { member, site } = req.context;
       if (variant === 'B') {
         // Spec, Errors (variant B): a valid token lacking a required scope is HTTP 403 insufficient_scope.
-        const missing = scopesNeededBy(schema, scopes, document).find((needed) => !needed.some((scope) => (member.scopes as readonly string[]).includes(scope)));
+        const missing = scopesNeeded(document).find((needed) => !needed.some((scope) => (member.scopes as readonly string[]).includes(scope)));
         if (missing) {
           const description = `this request needs the scope ${missing.join(' or ')}`;
           return [
@@ -141,6 +191,7 @@ export function memberGraphqlEndpoint(services: Services): Middleware<SiteState>
     }
     const member = new GraphQLContext({ db: services.db, site, variant, userId: verified.userId ?? 0 });
     member.scopes = verified.scopes;
+    member.useTokenOwner(verified.user);
     const [responseBody, init] = await handle({
       method: ctx.method,
       url: ctx.url,

@@ -1,6 +1,7 @@
+import type { Knex } from 'knex';
 import { requireDate, toDate } from '../db/connection.js';
 import type { MemberContext } from './context.js';
-import { DEFAULT_LIMITS, fetchPage, pageWindow, type Page, type PageArgs, type SortKey } from './pagination.js';
+import { DEFAULT_LIMITS, encodeCursor, pageWindow, sortValuesOf, type KeyValue, type Page, type PageArgs, type SortKey } from './pagination.js';
 
 /** The viewer's progress on one lecture (spec: Lecture `state`). No progress row means `unread`. */
 export type LectureState = 'unread' | 'read' | 'completed';
@@ -29,37 +30,53 @@ export interface LastWatchedRecord {
   watchedAt: Date | null;
 }
 
-/** One chapter of a course with its lectures in order (spec: "each section has `lectures`"). */
-export interface SectionRecord {
+/**
+ * One chapter of a course with its lectures in order (spec: "each section has `lectures`"). `L` is the lecture record:
+ * the member API's lean `LectureRecord`, or `LectureDetailRecord` for callers that show playback details.
+ */
+export interface SectionRecord<L extends LectureRecord = LectureRecord> {
   id: number;
   courseId: number;
   title: string;
   /** 1-based position within the course. */
   position: number;
-  lectures: LectureRecord[];
+  lectures: L[];
 }
 
-/** One lecture with the viewer's state and lock status (spec: Lecture). */
+/**
+ * One lecture with the viewer's state and lock status (spec: Lecture): what the member API shows of it, and no more,
+ * since a syllabus holds hundreds of them per request.
+ */
 export interface LectureRecord {
   id: number;
-  courseId: number;
-  sectionId: number;
   title: string;
   /** 1-based position within its section. */
   position: number;
-  kind: string;
   /** Whole seconds; 0 for lectures without media. */
   durationSeconds: number;
-  /** The operator's lock flag (a lecture is locked while it is set). */
-  locked: boolean;
   /** Drip release time; null when none is scheduled. */
   unlockAt: Date | null;
-  /** Locked flag set, or `unlockAt` still in the future (relative to the request's clock). */
+  /** The operator's lock flag set, or `unlockAt` still in the future (relative to the request's clock). */
   isLocked: boolean;
   state: LectureState;
+}
+
+/** A lecture with the playback details the member's own tools and the operators' views show (MCP, admin). */
+export interface LectureDetailRecord extends LectureRecord {
+  courseId: number;
+  sectionId: number;
+  kind: string;
+  /** The operator's lock flag (a lecture is locked while it is set). */
+  locked: boolean;
   /** Playback position from the progress row; 0 without one. */
   positionSeconds: number;
   completedAt: Date | null;
+}
+
+/** A course's syllabus and the progress over exactly its lectures, built together in one pass over the rows. */
+export interface SyllabusRecord<L extends LectureRecord = LectureRecord> {
+  sections: SectionRecord<L>[];
+  progress: CourseProgressRecord;
 }
 
 /** Progress over every lecture of a course (spec: Course node `detailProgress`); the three counts partition the total. */
@@ -140,14 +157,67 @@ function enrolledCoursesQuery(ctx: MemberContext) {
     .where('courses.site_id', ctx.site.id);
 }
 
+/** A page of enrolled courses; `totalCount` is null when the page alone does not tell it (see `countEnrolledCourses`). */
+export interface EnrolledCoursesPage extends Omit<Page<CourseRecord>, 'totalCount'> {
+  totalCount: number | null;
+}
+
+/** Rows strictly beyond a cursor in the list's order (both keys descending): newer rows before it, older after it. */
+function beyondCursor(query: Knex.QueryBuilder, values: readonly KeyValue[], beyond: 'after' | 'before'): void {
+  const [at, id] = values;
+  const enrolledAt = new Date(Number(at));
+  const op = beyond === 'after' ? '<' : '>';
+  query.where((outer) => {
+    outer.where('enrollments.enrolled_at', op, enrolledAt).orWhere((inner) => {
+      inner.where('enrollments.enrolled_at', enrolledAt).where('enrollments.id', op, Number(id));
+    });
+  });
+}
+
 /**
- * The courses the viewer is enrolled in at this site, newest enrollment first (spec: viewer `enrolledCourses`).
- * Expired enrollments stay listed with their past `expireDate`. Two queries (page + count) whatever the page size.
+ * One page of the viewer's courses at this site, newest enrollment first (spec: viewer `enrolledCourses`), in ONE
+ * query: the keyset window, fetched one row beyond the page size to know whether more exist. Expired enrollments stay
+ * listed with their past `expireDate`. A page that is the whole list (no cursor, nothing beyond it) knows the total;
+ * otherwise `totalCount` is null and `countEnrolledCourses` answers it when someone asks.
+ */
+export async function enrolledCoursesPage(ctx: MemberContext, args: PageArgs): Promise<EnrolledCoursesPage> {
+  const window = pageWindow(args, DEFAULT_LIMITS, ENROLLED_COURSES_ORDER);
+  const query = enrolledCoursesQuery(ctx).select(ENROLLED_COURSE_COLUMNS);
+  if (window.after) beyondCursor(query, window.after, 'after');
+  if (window.before) beyondCursor(query, window.before, 'before');
+  const reverse = window.direction === 'backward';
+  for (const { column, descending } of ENROLLED_COURSES_ORDER) query.orderBy(column, descending !== reverse ? 'desc' : 'asc');
+  query.limit(window.size + 1);
+  const rows = (await query) as Array<EnrolledCourseRow & Record<string, unknown>>;
+  const hasMore = rows.length > window.size;
+  if (hasMore) rows.length = window.size;
+  if (reverse) rows.reverse();
+  return {
+    nodes: rows.map(courseFromRow),
+    cursors: rows.map((row) => encodeCursor(sortValuesOf(row, ENROLLED_COURSES_ORDER))),
+    hasNextPage: reverse ? window.before !== null : hasMore,
+    hasPreviousPage: reverse ? hasMore : window.after !== null,
+    totalCount: window.after === null && window.before === null && !hasMore ? rows.length : null,
+  };
+}
+
+/** How many courses the viewer is enrolled in at this site (one count, once per request). */
+export async function countEnrolledCourses(ctx: MemberContext): Promise<number> {
+  const loader = ctx.loader<number, number>('enrolled-course-count', async (keys) => {
+    const rows = (await enrolledCoursesQuery(ctx).count({ total: '*' })) as Array<{ total: number | string }>;
+    const total = Number(rows[0]?.total ?? 0);
+    return keys.map(() => total);
+  });
+  return loader.load(0);
+}
+
+/**
+ * The courses the viewer is enrolled in at this site, newest enrollment first, with the total: one query, plus a
+ * count only when the page is not the whole list.
  */
 export async function listEnrolledCourses(ctx: MemberContext, args: PageArgs): Promise<Page<CourseRecord>> {
-  const window = pageWindow(args, DEFAULT_LIMITS, ENROLLED_COURSES_ORDER);
-  const page = await fetchPage<EnrolledCourseRow & Record<string, unknown>>(() => enrolledCoursesQuery(ctx).select(ENROLLED_COURSE_COLUMNS), ENROLLED_COURSES_ORDER, window);
-  return { ...page, nodes: page.nodes.map(courseFromRow) };
+  const page = await enrolledCoursesPage(ctx, args);
+  return { ...page, totalCount: page.totalCount ?? (await countEnrolledCourses(ctx)) };
 }
 
 /** One of the viewer's enrolled courses by course id, or null when the viewer is not enrolled in it here (batched). */
@@ -166,96 +236,154 @@ interface SyllabusRow {
   section_title: string;
   lecture_id: number | null;
   lecture_title: string | null;
-  kind: string | null;
   duration_seconds: number | null;
   locked: number | boolean | null;
   unlock_at: unknown;
   state: string | null;
+}
+
+interface SyllabusDetailRow extends SyllabusRow {
+  kind: string | null;
   position_seconds: number | null;
   completed_at: unknown;
 }
+
+const SYLLABUS_COLUMNS = [
+  's.id as section_id',
+  's.course_id as course_id',
+  's.title as section_title',
+  'l.id as lecture_id',
+  'l.title as lecture_title',
+  'l.duration_seconds as duration_seconds',
+  'l.locked as locked',
+  'l.unlock_at as unlock_at',
+  'p.state as state',
+];
+
+const SYLLABUS_DETAIL_COLUMNS = [...SYLLABUS_COLUMNS, 'l.kind as kind', 'p.position_seconds as position_seconds', 'p.completed_at as completed_at'];
 
 function lectureState(value: string | null): LectureState {
   return value === 'read' || value === 'completed' ? value : 'unread';
 }
 
+/** Builds one lecture record from its row; `position` is its 1-based place in the section. */
+type LectureBuilder<L extends LectureRecord> = (row: SyllabusDetailRow, lecture: LectureRecord, courseId: number, sectionId: number) => L;
+
 /**
  * The syllabi of many courses with the viewer's progress, in ONE query: sections, their lectures (left join, so empty
- * sections stay) and the viewer's progress rows (left join; no row = unread).
+ * sections stay) and the viewer's progress rows (left join; no row = unread). One pass over the rows builds each
+ * section and lecture record once and adds up each course's progress on the way.
  */
-async function loadSyllabi(ctx: MemberContext, courseIds: readonly number[]): Promise<SectionRecord[][]> {
-  const rows: SyllabusRow[] = await ctx
+async function loadSyllabi<L extends LectureRecord>(ctx: MemberContext, courseIds: readonly number[], options: { columns: readonly string[]; build: LectureBuilder<L>; checkEnrollment: boolean }): Promise<SyllabusRecord<L>[]> {
+  const query = ctx
     .db('course_sections as s')
     .leftJoin('lectures as l', 'l.section_id', 's.id')
     .leftJoin('lecture_progress as p', (join) => {
       join.on('p.lecture_id', '=', 'l.id').andOnVal('p.user_id', '=', ctx.userId);
     })
     .whereIn('s.course_id', [...courseIds])
-    // Only courses the viewer is enrolled in at this site, whoever calls this.
-    .whereExists(ctx.db('enrollments as e').whereRaw('e.course_id = s.course_id').where('e.user_id', ctx.userId).where('e.site_id', ctx.site.id).select(ctx.db.raw('1')))
     .orderBy([{ column: 's.course_id' }, { column: 's.position' }, { column: 's.id' }, { column: 'l.position' }, { column: 'l.id' }])
-    .select(
-      's.id as section_id',
-      's.course_id as course_id',
-      's.title as section_title',
-      'l.id as lecture_id',
-      'l.title as lecture_title',
-      'l.kind as kind',
-      'l.duration_seconds as duration_seconds',
-      'l.locked as locked',
-      'l.unlock_at as unlock_at',
-      'p.state as state',
-      'p.position_seconds as position_seconds',
-      'p.completed_at as completed_at',
-    );
-  const byCourse = new Map<number, SectionRecord[]>();
-  let section: SectionRecord | undefined;
+    .select(options.columns);
+  // Only courses the viewer is enrolled in at this site, for callers that pass bare course ids.
+  if (options.checkEnrollment) query.whereExists(ctx.db('enrollments as e').whereRaw('e.course_id = s.course_id').where('e.user_id', ctx.userId).where('e.site_id', ctx.site.id).select(ctx.db.raw('1')));
+  const rows = (await query) as SyllabusDetailRow[];
+  const { build } = options;
+  const now = ctx.now.getTime();
+  const byCourse = new Map<number, SyllabusRecord<L>>();
+  let syllabus: SyllabusRecord<L> | undefined;
+  let section: SectionRecord<L> | undefined;
+  let courseId = -1;
+  let completedDuration = 0;
   for (const row of rows) {
-    const courseId = Number(row.course_id);
     const sectionId = Number(row.section_id);
     if (!section || section.id !== sectionId) {
-      const sections = byCourse.get(courseId) ?? [];
-      byCourse.set(courseId, sections);
-      section = { id: sectionId, courseId, title: row.section_title, position: sections.length + 1, lectures: [] };
-      sections.push(section);
+      const rowCourse = Number(row.course_id);
+      if (!syllabus || rowCourse !== courseId) {
+        if (syllabus) finishProgress(syllabus.progress, completedDuration);
+        courseId = rowCourse;
+        completedDuration = 0;
+        syllabus = { sections: [], progress: emptyProgress() };
+        byCourse.set(courseId, syllabus);
+      }
+      section = { id: sectionId, courseId, title: row.section_title, position: syllabus.sections.length + 1, lectures: [] };
+      syllabus.sections.push(section);
     }
     if (row.lecture_id === null) continue;
     const unlockAt = toDate(row.unlock_at);
-    const locked = Boolean(row.locked);
-    section.lectures.push({
+    const state = lectureState(row.state);
+    const durationSeconds = Number(row.duration_seconds ?? 0);
+    const progress = syllabus!.progress;
+    progress.totalLecturesCount += 1;
+    progress.totalDurationSeconds += durationSeconds;
+    if (state === 'completed') {
+      progress.completedLecturesCount += 1;
+      completedDuration += durationSeconds;
+    } else if (state === 'read') {
+      progress.readLecturesCount += 1;
+    }
+    const lecture: LectureRecord = {
       id: Number(row.lecture_id),
-      courseId,
-      sectionId,
       title: row.lecture_title ?? '',
       position: section.lectures.length + 1,
-      kind: row.kind ?? 'video',
-      durationSeconds: Number(row.duration_seconds ?? 0),
-      locked,
+      durationSeconds,
       unlockAt,
-      isLocked: locked || (unlockAt !== null && unlockAt.getTime() > ctx.now.getTime()),
-      state: lectureState(row.state),
-      positionSeconds: Number(row.position_seconds ?? 0),
-      completedAt: toDate(row.completed_at),
-    });
+      isLocked: Boolean(row.locked) || (unlockAt !== null && unlockAt.getTime() > now),
+      state,
+    };
+    section.lectures.push(build(row, lecture, courseId, sectionId));
   }
-  return courseIds.map((id) => byCourse.get(id) ?? []);
+  if (syllabus) finishProgress(syllabus.progress, completedDuration);
+  return courseIds.map((id) => byCourse.get(id) ?? { sections: [], progress: emptyProgress() });
+}
+
+function emptyProgress(): CourseProgressRecord {
+  return { totalLecturesCount: 0, completedLecturesCount: 0, readLecturesCount: 0, unreadLecturesCount: 0, completionRate: 0, totalDurationSeconds: 0, completedDurationSeconds: 0 };
+}
+
+function finishProgress(progress: CourseProgressRecord, completedDuration: number): void {
+  progress.unreadLecturesCount = progress.totalLecturesCount - progress.completedLecturesCount - progress.readLecturesCount;
+  progress.completionRate = progress.totalLecturesCount === 0 ? 0 : progress.completedLecturesCount / progress.totalLecturesCount;
+  progress.completedDurationSeconds = completedDuration;
+}
+
+const leanLecture: LectureBuilder<LectureRecord> = (_row, lecture) => lecture;
+
+const detailedLecture: LectureBuilder<LectureDetailRecord> = (row, lecture, courseId, sectionId) => ({
+  ...lecture,
+  courseId,
+  sectionId,
+  kind: row.kind ?? 'video',
+  locked: Boolean(row.locked),
+  positionSeconds: Number(row.position_seconds ?? 0),
+  completedAt: toDate(row.completed_at),
+});
+
+/**
+ * The syllabus of one of the viewer's enrolled courses as the member API shows it (sections in order, each with its
+ * lectures and the viewer's state) and the course's progress over the same lectures, batched: all the courses asked
+ * for in one tick cost one query together. The course is a record of the viewer's enrollments (`enrolledCoursesPage`,
+ * `enrolledCourse`), so the enrollment is not checked again.
+ */
+export async function syllabusOf(ctx: MemberContext, course: CourseRecord): Promise<SyllabusRecord> {
+  return ctx.loader<number, SyllabusRecord>('course-syllabus', (ids) => loadSyllabi(ctx, ids, { columns: SYLLABUS_COLUMNS, build: leanLecture, checkEnrollment: false })).load(course.id);
 }
 
 /**
- * The syllabus of a course (sections in order, each with its lectures and the viewer's state), batched: all the
- * courses asked for in one tick cost one query together. Callers pass ids of the viewer's enrolled courses.
+ * The syllabus of a course with each lecture's playback details (kind, position, completion time), batched like
+ * `syllabusOf`. Callers pass ids of the viewer's enrolled courses.
  */
-export async function sectionsOfCourse(ctx: MemberContext, courseId: number): Promise<SectionRecord[]> {
-  return ctx.loader<number, SectionRecord[]>('course-syllabus', (ids) => loadSyllabi(ctx, ids)).load(courseId);
+export async function sectionsOfCourse(ctx: MemberContext, courseId: number): Promise<SectionRecord<LectureDetailRecord>[]> {
+  const syllabus = await ctx.loader<number, SyllabusRecord<LectureDetailRecord>>('course-syllabus-detail', (ids) => loadSyllabi(ctx, ids, { columns: SYLLABUS_DETAIL_COLUMNS, build: detailedLecture, checkEnrollment: true })).load(courseId);
+  return syllabus.sections;
 }
 
-/** The lectures of a course in syllabus order (section by section), with the viewer's state; same batch as sections. */
-export async function lecturesOfCourse(ctx: MemberContext, courseId: number): Promise<LectureRecord[]> {
+/** The lectures of a course in syllabus order (section by section), with the viewer's state and playback details. */
+export async function lecturesOfCourse(ctx: MemberContext, courseId: number): Promise<LectureDetailRecord[]> {
   return (await sectionsOfCourse(ctx, courseId)).flatMap((section) => section.lectures);
 }
 
 /** The lectures of one section of a course, in order (same batch as `sectionsOfCourse`); empty for an unknown section. */
-export async function lecturesOfSection(ctx: MemberContext, courseId: number, sectionId: number): Promise<LectureRecord[]> {
+export async function lecturesOfSection(ctx: MemberContext, courseId: number, sectionId: number): Promise<LectureDetailRecord[]> {
   return (await sectionsOfCourse(ctx, courseId)).find((section) => section.id === sectionId)?.lectures ?? [];
 }
 
@@ -286,9 +414,9 @@ export function progressOf(lectures: readonly LectureRecord[]): CourseProgressRe
   };
 }
 
-/** `detailProgress` of a course, computed from the same lecture set and states as its syllabus (no extra query). */
-export async function courseProgress(ctx: MemberContext, courseId: number): Promise<CourseProgressRecord> {
-  return progressOf(await lecturesOfCourse(ctx, courseId));
+/** `detailProgress` of a course, added up with its syllabus from the same lecture rows (no extra query). */
+export async function courseProgress(ctx: MemberContext, course: CourseRecord): Promise<CourseProgressRecord> {
+  return (await syllabusOf(ctx, course)).progress;
 }
 
 /** The resume point of an enrolled course (spec: `lastWatchedLecture`), from its enrollment; no query. */

@@ -9,10 +9,13 @@ import type { DigitalProductRecord } from '../../member/products.js';
 import type { ViewerSchoolRecord } from '../../member/schools.js';
 import type { ConsultingServiceRecord, ConsultingSlotRecord, CourseRefRecord, ServiceMeetingRecord } from '../../member/services.js';
 import type { ViewerRecord } from '../../member/viewer.js';
+import type { LazyTotalConnection } from '../resolvers/connection.js';
 
 export type ViewerMapper = ViewerRecord;
 export type ViewerSchoolMapper = ViewerSchoolRecord;
 export type CourseMapper = CourseRecord;
+/** `totalCount` is null when the page did not tell it; CourseConnection.totalCount counts then. */
+export type CourseConnectionMapper = LazyTotalConnection<CourseRecord>;
 export type SectionMapper = SectionRecord;
 export type LectureMapper = LectureRecord;
 export type CourseRefMapper = CourseRefRecord;

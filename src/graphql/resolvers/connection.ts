@@ -1,14 +1,20 @@
 import type { Page } from '../../member/pagination.js';
 
 /** A Relay connection (edges with cursors, nodes, pageInfo, totalCount) from a domain page. */
-export interface Connection<T> {
+export interface Connection<T, Total extends number | null = number> {
   edges: Array<{ cursor: string; node: T }>;
   nodes: T[];
   pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
-  totalCount: number;
+  totalCount: Total;
 }
 
-export function toConnection<T>(page: Page<T>): Connection<T> {
+/**
+ * A connection whose total may be unknown (null) until its `totalCount` resolver counts it: lists whose count costs
+ * a query of its own answer it only when a client selects it.
+ */
+export type LazyTotalConnection<T> = Connection<T, number | null>;
+
+export function toConnection<T, Total extends number | null>(page: Omit<Page<T>, 'totalCount'> & { totalCount: Total }): Connection<T, Total> {
   return {
     edges: page.nodes.map((node, index) => ({ cursor: page.cursors[index] ?? '', node })),
     nodes: page.nodes,

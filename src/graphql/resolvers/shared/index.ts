@@ -1,6 +1,6 @@
 import type { Resolvers } from '../../../../generated/graphql/resolvers.js';
 import { consultingServiceResolvers, consultingSlotResolvers, consultingViewerResolvers, serviceMeetingResolvers } from './consulting/index.js';
-import { courseRefResolvers, courseResolvers, courseViewerResolvers, lectureResolvers, sectionResolvers } from './courses/index.js';
+import { courseConnectionResolvers, courseRefResolvers, courseResolvers, courseViewerResolvers, lectureResolvers, sectionResolvers } from './courses/index.js';
 import { eventRegistrationResolvers, eventResolvers, eventViewerResolvers } from './events/index.js';
 import { digitalProductResolvers, productViewerResolvers } from './products/index.js';
 import { queryResolvers, viewerIdentityResolvers, viewerSchoolResolvers } from './viewer/index.js';
@@ -13,6 +13,7 @@ export const sharedResolvers: Resolvers = {
   Query: queryResolvers,
   Viewer: { ...viewerIdentityResolvers, ...courseViewerResolvers, ...productViewerResolvers, ...consultingViewerResolvers, ...eventViewerResolvers },
   ViewerSchool: viewerSchoolResolvers,
+  CourseConnection: courseConnectionResolvers,
   Course: courseResolvers,
   Section: sectionResolvers,
   Lecture: lectureResolvers,

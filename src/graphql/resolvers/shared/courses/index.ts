@@ -1,16 +1,17 @@
 import type { CourseRefResolvers, CourseResolvers, LectureResolvers, SectionResolvers, ViewerResolvers } from '../../../../../generated/graphql/resolvers.js';
 import { encodeNodeId } from '../../../../member/ids.js';
-import { optionalDateTime } from '../../time.js';
 import { detailProgress } from './detail-progress.js';
-import { enrolledCourses } from './enrolled-courses.js';
+import { courseConnectionResolvers, enrolledCourses } from './enrolled-courses.js';
 import { lastWatchedLecture } from './last-watched-lecture.js';
 import { sections } from './sections.js';
 
 export const courseViewerResolvers: ViewerResolvers = { enrolledCourses };
 
+export { courseConnectionResolvers };
+
 export const courseResolvers: CourseResolvers = {
   id: (course) => encodeNodeId('Course', course.id),
-  expireDate: (course) => optionalDateTime(course.expireDate),
+  // expireDate and Lecture.unlockAt are Dates on the records: the DateTime scalar spells them, no resolver needed.
   lastWatchedLecture,
   detailProgress,
   sections,
@@ -22,7 +23,6 @@ export const sectionResolvers: SectionResolvers = {
 
 export const lectureResolvers: LectureResolvers = {
   id: (lecture) => encodeNodeId('Lecture', lecture.id),
-  unlockAt: (lecture) => optionalDateTime(lecture.unlockAt),
   duration: (lecture) => lecture.durationSeconds,
 };
 

@@ -1,5 +1,5 @@
 import type { CourseResolvers } from '../../../../../generated/graphql/resolvers.js';
-import { sectionsOfCourse } from '../../../../member/courses.js';
+import { syllabusOf } from '../../../../member/courses.js';
 
 /** Course.sections: the syllabus with the viewer's lecture states; one query for every course of the request. */
-export const sections: NonNullable<CourseResolvers['sections']> = (course, _args, context) => sectionsOfCourse(context, course.id);
+export const sections: NonNullable<CourseResolvers['sections']> = async (course, _args, context) => (await syllabusOf(context, course)).sections;
