@@ -133,6 +133,27 @@ async function expectUnavailable(origin: string, token: string | undefined): Pro
   expect(body.error).to.equal('temporarily_unavailable');
 }
 
+/**
+ * An anonymous caller while the store is down: no token needs a verdict, so what fails is the first read of the store.
+ * That is the site lookup (503) unless the process already knows the school, and then the tool's own read (the tool
+ * error temporarily_unavailable).
+ */
+async function expectAnonymousUnavailable(origin: string): Promise<void> {
+  const response = await fetch(`${origin}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_courses', arguments: {} } }),
+  });
+  if (response.status === 503) {
+    expect(((await response.json()) as { error: string }).error).to.equal('temporarily_unavailable');
+    return;
+  }
+  expect(response.status).to.equal(200);
+  const answer = (await response.json()) as { result: { isError?: boolean; content: Array<{ text: string }> } };
+  expect(answer.result.isError).to.equal(true);
+  expect((JSON.parse(answer.result.content[0]?.text ?? '{}') as { error?: string }).error).to.equal('temporarily_unavailable');
+}
+
 // --- GraphQL shapes ----------------------------------------------------------------------------------------------
 
 const PROGRESS_FIELDS = 'totalLecturesCount completedLecturesCount readLecturesCount unreadLecturesCount completionRate totalDurationSeconds completedDurationSeconds';
@@ -949,7 +970,7 @@ function mcpSuite(variant: Variant, scratch: () => ScratchDatabase): void {
           await expectUnavailable(faultOrigin, token);
           await delay(200);
           await expectUnavailable(faultOrigin, token);
-          await expectUnavailable(faultOrigin, undefined);
+          await expectAnonymousUnavailable(faultOrigin);
           const failure = await connect(faultOrigin, token).then(
             async (client) => {
               await client.close();

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Middleware, ParameterizedContext } from 'koa';
 import type { SiteState } from '../http/state.js';
 import type { Services } from '../services.js';
@@ -17,6 +18,17 @@ function jsonRpcError(ctx: ParameterizedContext, status: number, code: number, m
   ctx.set(headers);
   ctx.set('Cache-Control', 'no-store');
   ctx.body = { jsonrpc: '2.0', error: { code, message }, id: null };
+}
+
+/** The request's headers as the transport reads them (it checks Accept, Content-Type, Host, Origin and the protocol version). */
+function webHeaders(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    const name = raw[index] ?? '';
+    if (!name.startsWith(':')) headers.append(name, raw[index + 1] ?? '');
+  }
+  return headers;
 }
 
 /**
@@ -82,25 +94,29 @@ export function mcpEndpoint(services: Services): Middleware<SiteState> {
     const parsed = body.kind === 'json' ? body.value : null;
 
     const server = toolset.serverFor({ services, site, log: ctx.state.log, caller, now: new Date() });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: answersWithJson(ctx.get('accept') || undefined), ...rebindingProtection(site, trustProxy) });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: answersWithJson(ctx.get('accept') || undefined), ...rebindingProtection(site, trustProxy) });
+    // A client that goes away before its answer is written: abort what still runs for it. After a complete answer
+    // nothing is in flight and the per-request objects are simply dropped.
     ctx.res.on('close', () => {
-      void transport.close();
-      void server.close();
+      if (!ctx.res.writableFinished) void server.close();
     });
     await server.connect(transport);
-    const req: IncomingMessage & { auth?: AuthInfo } = ctx.req;
-    if (caller.authInfo !== null) req.auth = caller.authInfo;
-    // From here the transport writes the response itself.
-    ctx.respond = false;
-    try {
-      await transport.handleRequest(req, ctx.res, parsed);
-    } catch (error) {
-      if (!ctx.res.headersSent) {
-        ctx.respond = true;
-        throw error;
-      }
-      ctx.state.log.error({ err: error }, 'mcp transport failed after answering');
-      ctx.res.end();
+    // The transport's own Web API (the body is already parsed), and its answer handed to Koa: a JSON body is written in
+    // one piece like any other route's, an SSE stream is piped.
+    const request = new Request(new URL(ctx.originalUrl, site.origin), { method: 'POST', headers: webHeaders(ctx.req) });
+    const response = await transport.handleRequest(request, { parsedBody: parsed, ...(caller.authInfo === null ? {} : { authInfo: caller.authInfo }) });
+    response.headers.forEach((value, name) => ctx.set(name, value));
+    if (response.body === null) {
+      // An empty answer (202 to notifications): Koa sends no body for an explicit null.
+      ctx.body = null;
+      ctx.status = response.status;
+      return;
+    }
+    ctx.status = response.status;
+    if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      ctx.body = Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>);
+    } else {
+      ctx.body = Buffer.from(await response.arrayBuffer());
     }
   };
 }

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { enrolledCourse, lastWatched, progressOf, sectionsOfCourse, type CourseRecord } from '../../../member/courses.js';
+import { enrolledCourse, lastWatched, type CourseRecord } from '../../../member/courses.js';
 import type { MemberContext } from '../../../member/context.js';
 import { encodeNodeId } from '../../../member/ids.js';
+import { lectureSyllabus } from '../../../member/lecture-syllabus.js';
 import { optionalDateTime } from '../../format.js';
 import { courseReference, dateTime, parseCourseReference } from '../../schemas.js';
 import { defineTool, READ_ONLY, ToolError } from '../../tool.js';
@@ -69,14 +70,14 @@ export const getMyCourseSyllabus = defineTool({
     const member = context.member();
     const course = await findEnrolledCourse(member, input.course);
     if (!course) throw new ToolError('not_found', `the member is not enrolled in a course "${input.course}" at this school; list_my_courses lists their courses`);
-    const sections = await sectionsOfCourse(member, course.id);
+    const { sections, progress } = await lectureSyllabus(member, course);
     const lectures = sections.flatMap((section) => section.lectures.map((lecture) => ({ lecture, section })));
     const resume = lastWatched(course);
     const resumed = resume === null ? undefined : lectures.find(({ lecture }) => lecture.id === resume.lectureId);
     const next = lectures.find(({ lecture }) => !lecture.isLocked && lecture.state !== 'completed');
     return {
       course: enrolledCourseOutput(course, member.now),
-      progress: progressOf(lectures.map(({ lecture }) => lecture)),
+      progress,
       resumeAt:
         resume === null
           ? null
