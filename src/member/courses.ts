@@ -52,8 +52,8 @@ export interface LectureRecord {
   title: string;
   /** 1-based position within its section. */
   position: number;
-  /** Whole seconds; 0 for lectures without media. */
-  durationSeconds: number;
+  /** Length in whole seconds; 0 for lectures without media (named as the member API's field, which reads it as is). */
+  duration: number;
   /** Drip release time; null when none is scheduled. */
   unlockAt: Date | null;
   /** The operator's lock flag set, or `unlockAt` still in the future (relative to the request's clock). */
@@ -66,6 +66,8 @@ export interface LectureDetailRecord extends LectureRecord {
   courseId: number;
   sectionId: number;
   kind: string;
+  /** `duration`, whole seconds. */
+  durationSeconds: number;
   /** The operator's lock flag (a lecture is locked while it is set). */
   locked: boolean;
   /** Playback position from the progress row; 0 without one. */
@@ -325,7 +327,7 @@ async function loadSyllabi<L extends LectureRecord>(ctx: MemberContext, courseId
       id: Number(row.lecture_id),
       title: row.lecture_title ?? '',
       position: section.lectures.length + 1,
-      durationSeconds,
+      duration: durationSeconds,
       unlockAt,
       isLocked: Boolean(row.locked) || (unlockAt !== null && unlockAt.getTime() > now),
       state,
@@ -353,6 +355,7 @@ const detailedLecture: LectureBuilder<LectureDetailRecord> = (row, lecture, cour
   courseId,
   sectionId,
   kind: row.kind ?? 'video',
+  durationSeconds: lecture.duration,
   locked: Boolean(row.locked),
   positionSeconds: Number(row.position_seconds ?? 0),
   completedAt: toDate(row.completed_at),
@@ -373,8 +376,12 @@ export async function syllabusOf(ctx: MemberContext, course: CourseRecord): Prom
  * `syllabusOf`. Callers pass ids of the viewer's enrolled courses.
  */
 export async function sectionsOfCourse(ctx: MemberContext, courseId: number): Promise<SectionRecord<LectureDetailRecord>[]> {
-  const syllabus = await ctx.loader<number, SyllabusRecord<LectureDetailRecord>>('course-syllabus-detail', (ids) => loadSyllabi(ctx, ids, { columns: SYLLABUS_DETAIL_COLUMNS, build: detailedLecture, checkEnrollment: true })).load(courseId);
-  return syllabus.sections;
+  return (await detailedSyllabusOf(ctx, courseId)).sections;
+}
+
+/** The syllabus with playback details and its progress; an id the viewer is not enrolled in here has none. */
+function detailedSyllabusOf(ctx: MemberContext, courseId: number): Promise<SyllabusRecord<LectureDetailRecord>> {
+  return ctx.loader<number, SyllabusRecord<LectureDetailRecord>>('course-syllabus-detail', (ids) => loadSyllabi(ctx, ids, { columns: SYLLABUS_DETAIL_COLUMNS, build: detailedLecture, checkEnrollment: true })).load(courseId);
 }
 
 /** The lectures of a course in syllabus order (section by section), with the viewer's state and playback details. */
@@ -388,7 +395,7 @@ export async function lecturesOfSection(ctx: MemberContext, courseId: number, se
 }
 
 /** Progress numbers of a list of lectures: the counts partition the list. */
-export function progressOf(lectures: readonly LectureRecord[]): CourseProgressRecord {
+export function progressOf(lectures: readonly LectureDetailRecord[]): CourseProgressRecord {
   let completed = 0;
   let read = 0;
   let totalDuration = 0;
@@ -414,9 +421,12 @@ export function progressOf(lectures: readonly LectureRecord[]): CourseProgressRe
   };
 }
 
-/** `detailProgress` of a course, added up with its syllabus from the same lecture rows (no extra query). */
-export async function courseProgress(ctx: MemberContext, course: CourseRecord): Promise<CourseProgressRecord> {
-  return (await syllabusOf(ctx, course)).progress;
+/**
+ * `detailProgress` of a course, added up with its syllabus from the same lecture rows (no extra query): of one of the
+ * viewer's course records, or of a course id (then only when the viewer is enrolled in it here).
+ */
+export async function courseProgress(ctx: MemberContext, course: CourseRecord | number): Promise<CourseProgressRecord> {
+  return (typeof course === 'number' ? await detailedSyllabusOf(ctx, course) : await syllabusOf(ctx, course)).progress;
 }
 
 /** The resume point of an enrolled course (spec: `lastWatchedLecture`), from its enrollment; no query. */

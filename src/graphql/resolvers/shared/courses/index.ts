@@ -23,7 +23,6 @@ export const sectionResolvers: SectionResolvers = {
 
 export const lectureResolvers: LectureResolvers = {
   id: (lecture) => encodeNodeId('Lecture', lecture.id),
-  duration: (lecture) => lecture.durationSeconds,
 };
 
 export const courseRefResolvers: CourseRefResolvers = {
