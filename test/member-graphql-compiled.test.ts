@@ -1,0 +1,133 @@
+import { expect } from 'chai';
+import { execute, parse, type ExecutionResult } from 'graphql';
+import type { Variant } from '../src/config/config.js';
+import { compiledExecutor } from '../src/graphql/compiled.js';
+import { GraphQLContext } from '../src/graphql/context.js';
+import { buildMemberSchema } from '../src/graphql/schema.js';
+import type { ImportDocument } from '../src/import/document.js';
+import { importSiteDocument } from '../src/import/import-site.js';
+import type { Scope } from '../src/clients/scopes.js';
+import { describeEachDatabase } from './support/databases.js';
+import { gql, memberToken } from './support/member-api.js';
+import { makeUser } from './support/oauth-fixtures.js';
+import { startTestServer, type TestServer } from './support/server.js';
+
+const DAY = 86_400_000;
+const NOW = Math.floor(Date.now() / 60_000) * 60_000;
+const at = (offset: number): string => new Date(NOW + offset).toISOString();
+
+function school(server: TestServer, email: string, name: string): ImportDocument {
+  const courses = [1, 2, 3].map((c) => ({
+    externalId: `c${c}`,
+    slug: `course-${c}`,
+    title: `Course ${c}`,
+    status: 'published' as const,
+    sections: [1, 2].map((s) => ({
+      externalId: `c${c}-s${s}`,
+      title: `Section ${s}`,
+      lectures: [1, 2, 3].map((l) => ({
+        externalId: `c${c}-s${s}-l${l}`,
+        title: `Lecture ${s}.${l}`,
+        kind: 'video' as const,
+        durationSeconds: 60 * l,
+        ...(l === 2 ? { locked: true } : {}),
+        ...(l === 3 ? { unlockAt: at(7 * DAY) } : {}),
+      })),
+    })),
+  }));
+  return {
+    formatVersion: 1,
+    site: { origin: server.siteA.origin, name: server.siteA.name, subdomain: server.siteA.subdomain },
+    users: [{ email, name, roles: ['student'] }],
+    courses,
+    enrollments: courses.map((course, c) => ({
+      externalId: `e${c}`,
+      course: course.externalId,
+      user: email,
+      enrolledAt: at(-(c + 1) * DAY),
+      hasLifetimeAccess: c === 0,
+      expiresAt: c === 0 ? null : at((c === 2 ? -1 : 30) * DAY),
+      ...(c === 0 ? { lastWatched: { lecture: 'c1-s1-l2', positionSeconds: 30, at: at(-DAY) } } : {}),
+      progress: [
+        { lecture: `${course.externalId}-s1-l1`, state: 'completed' as const, completedAt: at(-DAY) },
+        { lecture: `${course.externalId}-s1-l2`, state: 'read' as const, positionSeconds: 30 },
+      ],
+    })),
+  };
+}
+
+const SYLLABUS = `{ viewer { id name email enrolledCourses(first: 10) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id } }
+  nodes { id slug title description coverImageUrl expireDate hasLifetimeAccess lastWatchedLecture { lectureId positionSeconds }
+    detailProgress { totalLecturesCount completedLecturesCount readLecturesCount unreadLecturesCount completionRate totalDurationSeconds completedDurationSeconds }
+    sections { id title position lectures { id title state isLocked unlockAt duration position } } } } } }`;
+
+/** Documents whose answers hold data, errors, or both, with the variables they run with. */
+const CASES: Array<[string, string, Record<string, unknown>]> = [
+  ['the full syllabus', SYLLABUS, {}],
+  ['a second page by cursor, with fragments and aliases', `query Page($after: String) { me: viewer { ...Courses } } fragment Courses on Viewer { enrolledCourses(first: 1, after: $after) { totalCount n: nodes { slug } pageInfo { hasPreviousPage hasNextPage } } }`, { after: null }],
+  ['an error on a nullable field beside data', '{ viewer { id schools { id } enrolledCourses(first: -1) { totalCount } } }', {}],
+  ['a malformed cursor given as a variable', 'query ($c: String) { viewer { enrolledCourses(after: $c) { nodes { slug } } } }', { c: 'not-a-cursor' }],
+  ['skip and include', 'query ($yes: Boolean!) { viewer { id @include(if: $yes) name @skip(if: $yes) enrolledCourses { nodes { slug @include(if: false) title } } } }', { yes: true }],
+  ['__typename and introspection', '{ __typename viewer { __typename } __type(name: "Lecture") { name fields { name } } }', {}],
+];
+
+for (const variant of ['A', 'B'] as const satisfies readonly Variant[]) {
+  describeEachDatabase(`member GraphQL: compiled queries answer as graphql-js does [variant ${variant}]`, (scratch) => {
+    let server: TestServer;
+    let userId: number;
+    let token: string;
+    const { schema } = buildMemberSchema(variant);
+    const compiled = compiledExecutor(schema);
+
+    before(async () => {
+      server = await startTestServer(scratch(), { variant });
+      const member = await makeUser(scratch().db, server.siteA, ['student'], 'Compiled Member');
+      await importSiteDocument(scratch().db, school(server, member.email, member.name));
+      userId = member.id;
+      token = await memberToken(scratch().db, server.siteA, member);
+    });
+    after(async () => server.stop());
+
+    function context(scopes: readonly Scope[], user = userId): GraphQLContext {
+      const member = new GraphQLContext({ db: scratch().db, site: server.siteA, variant, userId: user, now: new Date(NOW) });
+      member.scopes = scopes;
+      return member;
+    }
+
+    /** Both executors on fresh contexts (loaders cache per request); the answers as their JSON. */
+    async function both(query: string, variables: Record<string, unknown>, scopes: readonly Scope[], user?: number): Promise<[unknown, unknown]> {
+      const document = parse(query);
+      const reference = (await execute({ schema, document, variableValues: variables, contextValue: context(scopes, user) })) as ExecutionResult;
+      const fast = await compiled({ schema, document, variableValues: variables, contextValue: context(scopes, user) });
+      return [JSON.parse(JSON.stringify(reference)), JSON.parse(JSON.stringify(fast))];
+    }
+
+    for (const [name, query, variables] of CASES) {
+      it(`answers ${name} exactly like graphql-js`, async () => {
+        const [reference, fast] = await both(query, variables, ['account:read', 'account:write']);
+        expect(fast).to.deep.equal(reference);
+      });
+    }
+
+    it('propagates a failed non-null field to its nullable parent like graphql-js (a member who no longer exists)', async () => {
+      const [reference, fast] = await both('{ viewer { id enrolledCourses { totalCount } } }', {}, ['account:read'], 987_654_321);
+      expect(reference).to.have.property('data', null);
+      expect(fast).to.deep.equal(reference);
+    });
+
+    if (variant === 'A') {
+      it('answers a field needing a scope the token lacks like graphql-js', async () => {
+        const [reference, fast] = await both('{ viewer { id } }', {}, ['account:write']);
+        expect((reference as { errors?: unknown[] }).errors).to.have.length(1);
+        expect(fast).to.deep.equal(reference);
+      });
+    }
+
+    it('keeps locations, path and code on error entries over HTTP', async () => {
+      const result = await gql(server.siteA.origin, variant, token, '{ viewer { id enrolledCourses(first: -1) { totalCount } } }');
+      expect(result.status).to.equal(200);
+      expect(result.errors?.[0]).to.deep.include({ path: ['viewer', 'enrolledCourses'], locations: [{ line: 1, column: 15 }] });
+      expect(result.errors?.[0]?.extensions?.code).to.equal('BAD_USER_INPUT');
+    });
+  });
+}
