@@ -14,6 +14,7 @@ import { MCP_PATH, mcpEndpoint } from './mcp/endpoint.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { homePage } from './pages/home.js';
 import type { Services } from './services.js';
+import { createSiteCache } from './sites/site-cache.js';
 
 export type { Services } from './services.js';
 
@@ -34,7 +35,7 @@ export function createApp(services: Services): Koa<RequestState> {
   app.use(processRoutes.routes());
 
   // Past this point every request belongs to the site of its origin, or gets a 404 naming the origin.
-  const siteApp = app.use<SiteState>(siteResolution(db));
+  const siteApp = app.use<SiteState>(siteResolution(db, createSiteCache(config.siteCacheSeconds * 1000)));
   // The admin API (/api/admin/…) and the admin area (/admin…) read their own bodies, so they come before the body parser.
   siteApp.use(adminInterface(services));
   const graphqlPath = memberGraphqlPath(config.variant);

@@ -309,6 +309,8 @@ describeEachDatabase('admin API: orders and analytics (area commerce)', (scratch
     it('runs a fixed number of queries whatever the amount of data (set-based)', async () => {
       const db = scratch().db;
       const countQueries = async (): Promise<number> => {
+        // Steady state: seeding writes the site row, which empties the site cache for one request.
+        expect((await apiB.call('getAnalyticsSummary')).status).to.equal(200);
         let queries = 0;
         const listener = () => {
           queries += 1;

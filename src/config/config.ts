@@ -20,6 +20,8 @@ export interface Config {
   database: DatabaseConfig;
   /** The housekeeping job (docs/housekeeping.md). */
   prune: PruneConfig;
+  /** How long a site's settings are cached per process; a change made by another process is seen within this. */
+  siteCacheSeconds: number;
 }
 
 export interface PruneConfig {
@@ -129,5 +131,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       intervalSeconds: parseCount(env.SCHOOLGATE_PRUNE_INTERVAL_SECONDS, 'SCHOOLGATE_PRUNE_INTERVAL_SECONDS', 3600),
       retentionDays: parseCount(env.SCHOOLGATE_PRUNE_RETENTION_DAYS, 'SCHOOLGATE_PRUNE_RETENTION_DAYS', 7),
     },
+    siteCacheSeconds: parseCount(env.SCHOOLGATE_SITE_CACHE_SECONDS, 'SCHOOLGATE_SITE_CACHE_SECONDS', 5),
   };
 }

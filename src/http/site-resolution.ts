@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import type { Database } from '../db/connection.js';
 import { AppError, SiteNotFoundError } from '../shared/errors.js';
-import { findSiteByOrigin } from '../sites/sites.js';
+import type { SiteCache } from '../sites/site-cache.js';
 import type { SiteState } from './state.js';
 
 /** scheme://host[:port] of the request, lower-cased and without a default port, as sites.origin stores it. */
@@ -17,12 +17,13 @@ export function requestOrigin(protocol: string, host: string): string | null {
 /**
  * Finds the request's site from its origin; `{base_url}` in the spec is that origin. Koa reads
  * X-Forwarded-Proto/Host only when app.proxy is on (TRUST_PROXY). An unknown origin is a 404, never a fallback.
+ * Sites come from the process's cache (src/sites/site-cache.ts).
  */
-export function siteResolution(db: Database): Middleware<SiteState> {
+export function siteResolution(db: Database, sites: SiteCache): Middleware<SiteState> {
   return async (ctx, next) => {
     const origin = requestOrigin(ctx.protocol, ctx.host);
     if (origin === null) throw new AppError(400, 'invalid_request', 'the request has no usable Host header');
-    const site = await findSiteByOrigin(db, origin);
+    const site = await sites.find(db, origin);
     if (!site) throw new SiteNotFoundError(origin);
     ctx.state.site = site;
     ctx.state.log = ctx.state.log.child({ siteId: site.id });

@@ -10,6 +10,7 @@ import { importLecturers, importUsers } from './resources/people.js';
 import { importSite } from './resources/site.js';
 import { validateImportDocument } from './validate.js';
 import { withTransaction } from '../db/transaction.js';
+import { siteChanged } from '../sites/sites.js';
 
 export type { ImportCount, ImportReport, ImportTable } from './context.js';
 export { IMPORT_TABLES } from './context.js';
@@ -24,7 +25,7 @@ export { IMPORT_TABLES } from './context.js';
  */
 export async function importSiteDocument(db: Database, raw: unknown): Promise<ImportReport> {
   const document = validateImportDocument(raw);
-  return withTransaction(db, async (trx) => {
+  const report = await withTransaction(db, async (trx) => {
     const ctx = new ImportContext(trx, document, new Date());
     const site = await importSite(ctx);
     await importUsers(ctx);
@@ -47,4 +48,6 @@ export async function importSiteDocument(db: Database, raw: unknown): Promise<Im
     await importPages(ctx);
     return { site, counts: ctx.counts, generatedClientSecrets: ctx.generatedClientSecrets };
   });
+  siteChanged();
+  return report;
 }

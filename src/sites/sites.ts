@@ -2,6 +2,18 @@ import { normalizeOrigin, ConfigError } from '../config/config.js';
 import { requireDate, type Database } from '../db/connection.js';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 
+let siteWrites = 0;
+
+/** Counts this process's writes to site rows; the site cache drops entries read before the latest one. */
+export function siteWriteGeneration(): number {
+  return siteWrites;
+}
+
+/** Call after writing a site row (after the commit, where there is a transaction). */
+export function siteChanged(): void {
+  siteWrites += 1;
+}
+
 export interface Site {
   id: number;
   origin: string;
@@ -145,6 +157,7 @@ export async function updateSite(db: Database, siteId: number, settings: SiteSet
   const query = db('sites').where({ id: siteId });
   if (expectedVersion !== undefined) query.andWhere({ version: expectedVersion });
   const updated = await query.update({ ...columns, version: db.raw('version + 1'), updated_at: new Date() });
+  siteChanged();
   if (updated === 0) {
     await getSite(db, siteId);
     throw new ConflictError('the site was changed by someone else; reload it and retry', 'version_mismatch');

@@ -1,0 +1,36 @@
+import type { Database } from '../db/connection.js';
+import { findSiteByOrigin, siteWriteGeneration, type Site } from './sites.js';
+
+interface Entry {
+  site: Site;
+  fetchedAt: number;
+  generation: number;
+}
+
+export interface SiteCache {
+  /** The site of an origin, from the cache while its entry is fresh; an unknown origin is asked of the database each time. */
+  find(db: Database, origin: string): Promise<Site | null>;
+}
+
+/**
+ * The sites of this process's origins, each read from the database at most once per `lifetimeMs` (sites change
+ * rarely, and every request needs its site). `lifetimeMs` 0 reads every time. A write to a site made by this process
+ * (admin API, admin pages, an import) drops every entry, so the next request sees it; a change made by another
+ * process (the CLI, another instance) is seen once the entry is older than `lifetimeMs`. One cache per application,
+ * so two applications over two databases never share entries.
+ */
+export function createSiteCache(lifetimeMs: number, clock: () => number = Date.now): SiteCache {
+  const entries = new Map<string, Entry>();
+  return {
+    async find(db, origin) {
+      const entry = entries.get(origin);
+      if (entry && entry.generation === siteWriteGeneration() && clock() - entry.fetchedAt < lifetimeMs) return entry.site;
+      const readAt = clock();
+      const readGeneration = siteWriteGeneration();
+      const site = await findSiteByOrigin(db, origin);
+      if (site && lifetimeMs > 0) entries.set(origin, { site, fetchedAt: readAt, generation: readGeneration });
+      else entries.delete(origin);
+      return site;
+    },
+  };
+}
