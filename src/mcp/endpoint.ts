@@ -20,13 +20,14 @@ function jsonRpcError(ctx: ParameterizedContext, status: number, code: number, m
   ctx.body = { jsonrpc: '2.0', error: { code, message }, id: null };
 }
 
-/** The request's headers as the transport reads them (it checks Accept, Content-Type, Host, Origin and the protocol version). */
-function webHeaders(req: IncomingMessage): Headers {
+/** The headers the transport reads (content negotiation, DNS-rebinding checks, protocol version); the tools read none. */
+const TRANSPORT_HEADERS = ['accept', 'content-type', 'host', 'origin', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'] as const;
+
+function transportHeaders(req: IncomingMessage): Headers {
   const headers = new Headers();
-  const raw = req.rawHeaders;
-  for (let index = 0; index + 1 < raw.length; index += 2) {
-    const name = raw[index] ?? '';
-    if (!name.startsWith(':')) headers.append(name, raw[index + 1] ?? '');
+  for (const name of TRANSPORT_HEADERS) {
+    const value = req.headers[name];
+    if (typeof value === 'string') headers.set(name, value);
   }
   return headers;
 }
@@ -103,7 +104,7 @@ export function mcpEndpoint(services: Services): Middleware<SiteState> {
     await server.connect(transport);
     // The transport's own Web API (the body is already parsed), and its answer handed to Koa: a JSON body is written in
     // one piece like any other route's, an SSE stream is piped.
-    const request = new Request(new URL(ctx.originalUrl, site.origin), { method: 'POST', headers: webHeaders(ctx.req) });
+    const request = new Request(new URL(ctx.originalUrl, site.origin), { method: 'POST', headers: transportHeaders(ctx.req) });
     const response = await transport.handleRequest(request, { parsedBody: parsed, ...(caller.authInfo === null ? {} : { authInfo: caller.authInfo }) });
     response.headers.forEach((value, name) => ctx.set(name, value));
     if (response.body === null) {

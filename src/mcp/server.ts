@@ -1,9 +1,8 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Variant } from '../config/config.js';
 import { ToolContext, type McpCaller, type McpSession } from './session.js';
-import { toolErrorResult, type McpTool } from './tool.js';
+import { sharedValidators, toolErrorResult, type McpTool } from './tool.js';
 import { ALL_TOOLS, PUBLIC_TOOLS } from './tools/index.js';
 
 export const SERVER_NAME = 'schoolgate';
@@ -30,14 +29,15 @@ export class McpToolset {
   private readonly byName: ReadonlyMap<string, McpTool>;
   /** The `tools/list` answer of an anonymous caller (public tools), shared as is. */
   private readonly publicDefinitions: readonly Tool[];
-  /** The low-level server validates JSON Schema only for elicitation, which these tools never use; one instance is enough. */
-  private readonly jsonSchemaValidator = new AjvJsonSchemaValidator();
+  /** One Ajv instance for the process: it compiles the tools' output checks here, and the SDK server gets it too. */
+  private readonly jsonSchemaValidator = sharedValidators();
 
   constructor(variant: Variant) {
     this.variant = variant;
     this.tools = toolsOfVariant(variant);
     this.byName = new Map(this.tools.map((tool) => [tool.name, tool]));
     this.publicDefinitions = this.tools.filter((tool) => tool.scope === null).map((tool) => tool.definition);
+    for (const tool of this.tools) tool.compile(this.jsonSchemaValidator);
   }
 
   /** The definitions `tools/list` shows this caller, in registry order. */

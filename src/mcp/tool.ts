@@ -1,6 +1,8 @@
 import { getParseErrorMessage } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { z } from 'zod';
 import type { Scope } from '../clients/scopes.js';
 import type { Variant } from '../config/config.js';
@@ -35,6 +37,11 @@ export interface McpTool {
   readonly variants: readonly Variant[];
   /** What `tools/list` shows: name, title, description, annotations and both schemas as JSON Schema, built once. */
   readonly definition: Tool;
+  /**
+   * Compiles the check of results against the published output schema (JSON Schema, the one clients check too) with
+   * the given provider. Called once when a variant's toolset is built; `call` compiles it on first use otherwise.
+   */
+  compile(validators: jsonSchemaValidator): void;
   /**
    * Runs the tool for one request: checks the arguments against the input schema, runs it with the request's context
    * and checks the result against the output schema. Everything per request lives in `context`; the tool itself (its
@@ -73,6 +80,14 @@ function failureResult(error: unknown, context: ToolContext, toolName: string): 
   return toolErrorResult('server_error', 'the tool failed unexpectedly; retry later');
 }
 
+let validators: jsonSchemaValidator | undefined;
+
+/** One JSON Schema validator provider (an Ajv instance with formats) for the process. */
+export function sharedValidators(): jsonSchemaValidator {
+  validators ??= new AjvJsonSchemaValidator();
+  return validators;
+}
+
 /** The schema error text the SDK's McpServer gives (`Input validation error: Invalid arguments for tool …`). */
 function schemaProblems(error: z.ZodError): string {
   return getParseErrorMessage(error);
@@ -88,6 +103,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
     outputSchema: toJsonSchemaCompat(spec.output, { strictUnions: true, pipeStrategy: 'output' }) as Tool['outputSchema'],
     annotations: { title: spec.title, ...spec.annotations },
   };
+  let checkOutput: JsonSchemaValidator<unknown> | undefined;
   return {
     name: spec.name,
     title: spec.title,
@@ -95,6 +111,9 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
     scope: spec.scope,
     variants: spec.variants ?? ['A', 'B'],
     definition,
+    compile(validators) {
+      checkOutput ??= validators.getValidator(definition.outputSchema as JsonSchemaType);
+    },
     async call(args, context) {
       // zod compiles a schema's checks on its first parse and keeps them on the schema object: built once per process.
       const input = spec.input.safeParse(args ?? {});
@@ -107,10 +126,12 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
       } catch (error) {
         return failureResult(error, context, spec.name);
       }
-      // The published output schema is a promise to clients (the SDK client checks it too): a result that breaks it is a bug.
-      const output = spec.output.safeParse(structured);
-      if (!output.success) {
-        context.session.log.error({ tool: spec.name, problems: schemaProblems(output.error) }, 'mcp tool result does not match its output schema');
+      // The published output schema is a promise to clients (the SDK client checks results against it too): a result
+      // that breaks it is a bug. Checked with the compiled JSON Schema validator: no copy of the result is made.
+      checkOutput ??= sharedValidators().getValidator(definition.outputSchema as JsonSchemaType);
+      const output = checkOutput(structured);
+      if (!output.valid) {
+        context.session.log.error({ tool: spec.name, problems: output.errorMessage }, 'mcp tool result does not match its output schema');
         return toolErrorResult('server_error', 'the tool failed unexpectedly; retry later');
       }
       return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
