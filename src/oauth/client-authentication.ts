@@ -9,15 +9,24 @@ export type ClientAuthEndpoint = 'token' | 'revocation' | 'introspection';
 /**
  * Client authentication at the token, revocation and introspection endpoints (spec: OAuth client; Authentication 2):
  * public clients use `none` (client_id only); confidential clients use `client_secret_post`, and presenting `none`
- * for one is refused. HTTP Basic (client_secret_basic) is not offered.
+ * for one is refused. HTTP Basic (client_secret_basic) is not offered. `known` is a client row the caller already read
+ * (the refresh grant reads it with the token); it is used only when it is the registered client the form names here.
  */
-export async function authenticateClient(db: Database, site: Site, form: Map<string, string>, authorizationHeader: string | undefined, endpoint: ClientAuthEndpoint): Promise<ResolvedClient> {
+export async function authenticateClient(
+  db: Database,
+  site: Site,
+  form: Map<string, string>,
+  authorizationHeader: string | undefined,
+  endpoint: ClientAuthEndpoint,
+  known?: ResolvedClient,
+): Promise<ResolvedClient> {
   if (authorizationHeader !== undefined && /^basic /i.test(authorizationHeader)) {
     throw new InvalidClientError('client_secret_basic is not supported; send client_id and client_secret in the form body (client_secret_post)');
   }
   const clientId = form.get('client_id');
   if (clientId === undefined) throw new InvalidRequestError('the client_id parameter is required');
-  const resolved = await resolveClient(db, site, clientId);
+  const usable = known !== undefined && known.client.clientId === clientId && known.client.siteId === site.id && known.client.kind !== 'metadata_document';
+  const resolved = usable ? known : await resolveClient(db, site, clientId);
   if (!resolved) throw new InvalidClientError(`unknown client ${clientId} at ${site.origin}`);
 
   const secret = form.get('client_secret');

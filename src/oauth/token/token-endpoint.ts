@@ -6,7 +6,7 @@ import { authenticateClient } from '../client-authentication.js';
 import { UnsupportedGrantTypeError } from '../errors.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import type { GrantHandler } from './grants/context.js';
-import { refreshTokenGrant } from './grants/refresh-token.js';
+import { prefetchRefreshToken, refreshTokenGrant } from './grants/refresh-token.js';
 
 /** The grants discovery advertises in grant_types_supported. */
 const GRANTS: Readonly<Record<string, GrantHandler>> = {
@@ -22,8 +22,11 @@ export function tokenEndpoint(services: Services): Middleware<SiteState> {
     const grant = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType] : undefined;
     if (!grant) throw new UnsupportedGrantTypeError(`grant_type ${grantType} is not supported; use authorization_code or refresh_token`);
     const { site } = ctx.state;
-    const { client } = await authenticateClient(services.db, site, form, ctx.get('authorization') || undefined, 'token');
-    const body = await grant({ services, site, client, form });
+    // The refresh grant reads its token with the client row in one statement; client authentication then uses that row.
+    const presented = grant === refreshTokenGrant ? await prefetchRefreshToken(services.db, form) : undefined;
+    const known = presented ? { client: presented.client, secretHash: presented.clientSecretHash } : undefined;
+    const { client } = await authenticateClient(services.db, site, form, ctx.get('authorization') || undefined, 'token', known);
+    const body = await grant({ services, site, client, form, presented });
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Pragma', 'no-cache');
     ctx.body = body;

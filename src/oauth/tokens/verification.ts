@@ -9,6 +9,8 @@ import { pairFromRow, type PairRow, type TokenPair } from './store.js';
 export interface PresentedToken {
   pair: TokenPair;
   client: OAuthClient;
+  /** The client's secret hash (confidential clients), so the token endpoint can authenticate it from this read. */
+  clientSecretHash: string | null;
   /** The resource owner's account; null for a token with no resource owner. */
   user: User | null;
   /** The owner's roles at the token's site, sorted. */
@@ -38,6 +40,7 @@ export async function readPresentedToken(db: Database, kind: 'access_token' | 'r
   return {
     pair: pairFromRow(first),
     client: clientFromRow(prefixed('client__') as unknown as ClientRow),
+    clientSecretHash: (first.client__secret_hash as string | null | undefined) ?? null,
     user: first.owner__id === null ? null : userFromRow(prefixed('owner__') as unknown as Parameters<typeof userFromRow>[0]),
     roles: rows
       .map((row) => row.role)

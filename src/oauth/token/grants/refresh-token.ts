@@ -1,4 +1,5 @@
 import type { Role } from '../../../accounts/roles.js';
+import type { Database } from '../../../db/connection.js';
 import { requireParam } from '../../../http/form.js';
 import { rolesPermitClient } from '../../authorization-policy.js';
 import { InvalidGrantError } from '../../errors.js';
@@ -27,9 +28,17 @@ export async function refreshTokenGrant(context: GrantContext): Promise<TokenRes
   return tokenResponse(outcome.issued, { site: context.site, client: context.client, variant: context.services.config.variant });
 }
 
-/** The pair with its owner's roles at the site, in one statement. */
-async function loadPair({ services, site }: GrantContext, refreshToken: string): Promise<PresentedToken> {
-  const presented = await readPresentedToken(services.db, 'refresh_token', refreshToken);
+/**
+ * The presented refresh token with its client and its owner's roles, in one statement; the token endpoint reads it
+ * before authenticating the client, which then needs no statement of its own.
+ */
+export async function prefetchRefreshToken(db: Database, form: Map<string, string>): Promise<PresentedToken | null> {
+  const refreshToken = form.get('refresh_token');
+  return refreshToken === undefined ? null : readPresentedToken(db, 'refresh_token', refreshToken);
+}
+
+async function loadPair({ services, site, presented: prefetched }: GrantContext, refreshToken: string): Promise<PresentedToken> {
+  const presented = prefetched === undefined ? await readPresentedToken(services.db, 'refresh_token', refreshToken) : prefetched;
   if (!presented || presented.pair.siteId !== site.id) throw new InvalidGrantError('the refresh token is not recognised at this site');
   return presented;
 }
