@@ -194,9 +194,14 @@ export async function enrolledCoursesPage(ctx: MemberContext, args: PageArgs): P
   const hasMore = rows.length > window.size;
   if (hasMore) rows.length = window.size;
   if (reverse) rows.reverse();
+  let cursors: string[] | undefined;
   return {
     nodes: rows.map(courseFromRow),
-    cursors: rows.map((row) => encodeCursor(sortValuesOf(row, ENROLLED_COURSES_ORDER))),
+    // Encoded on first read: a client that pages by cursor reads them, one that shows the list does not.
+    get cursors() {
+      cursors ??= rows.map((row) => encodeCursor(sortValuesOf(row, ENROLLED_COURSES_ORDER)));
+      return cursors;
+    },
     hasNextPage: reverse ? window.before !== null : hasMore,
     hasPreviousPage: reverse ? hasMore : window.after !== null,
     totalCount: window.after === null && window.before === null && !hasMore ? rows.length : null,
@@ -367,7 +372,7 @@ const detailedLecture: LectureBuilder<LectureDetailRecord> = (row, lecture, cour
  * for in one tick cost one query together. The course is a record of the viewer's enrollments (`enrolledCoursesPage`,
  * `enrolledCourse`), so the enrollment is not checked again.
  */
-export async function syllabusOf(ctx: MemberContext, course: CourseRecord): Promise<SyllabusRecord> {
+export function syllabusOf(ctx: MemberContext, course: CourseRecord): Promise<SyllabusRecord> {
   return ctx.loader<number, SyllabusRecord>('course-syllabus', (ids) => loadSyllabi(ctx, ids, { columns: SYLLABUS_COLUMNS, build: leanLecture, checkEnrollment: false })).load(course.id);
 }
 
@@ -425,9 +430,11 @@ export function progressOf(lectures: readonly LectureDetailRecord[]): CourseProg
  * `detailProgress` of a course, added up with its syllabus from the same lecture rows (no extra query): of one of the
  * viewer's course records, or of a course id (then only when the viewer is enrolled in it here).
  */
-export async function courseProgress(ctx: MemberContext, course: CourseRecord | number): Promise<CourseProgressRecord> {
-  return (typeof course === 'number' ? await detailedSyllabusOf(ctx, course) : await syllabusOf(ctx, course)).progress;
+export function courseProgress(ctx: MemberContext, course: CourseRecord | number): Promise<CourseProgressRecord> {
+  return (typeof course === 'number' ? detailedSyllabusOf(ctx, course) : syllabusOf(ctx, course)).then(progressOfSyllabus);
 }
+
+const progressOfSyllabus = (syllabus: SyllabusRecord): CourseProgressRecord => syllabus.progress;
 
 /** The resume point of an enrolled course (spec: `lastWatchedLecture`), from its enrollment; no query. */
 export function lastWatched(course: CourseRecord): LastWatchedRecord | null {

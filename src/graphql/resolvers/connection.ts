@@ -14,15 +14,23 @@ export interface Connection<T, Total extends number | null = number> {
  */
 export type LazyTotalConnection<T> = Connection<T, number | null>;
 
+/**
+ * The connection of a page. `edges` and `pageInfo` are built on first read, so an operation that selects only
+ * `nodes` (and `totalCount`) never computes a cursor.
+ */
 export function toConnection<T, Total extends number | null>(page: Omit<Page<T>, 'totalCount'> & { totalCount: Total }): Connection<T, Total> {
+  let edges: Connection<T, Total>['edges'] | undefined;
+  let pageInfo: Connection<T, Total>['pageInfo'] | undefined;
   return {
-    edges: page.nodes.map((node, index) => ({ cursor: page.cursors[index] ?? '', node })),
+    get edges() {
+      edges ??= page.nodes.map((node, index) => ({ cursor: page.cursors[index] ?? '', node }));
+      return edges;
+    },
     nodes: page.nodes,
-    pageInfo: {
-      hasNextPage: page.hasNextPage,
-      hasPreviousPage: page.hasPreviousPage,
-      startCursor: page.cursors[0] ?? null,
-      endCursor: page.cursors[page.cursors.length - 1] ?? null,
+    get pageInfo() {
+      const { cursors } = page;
+      pageInfo ??= { hasNextPage: page.hasNextPage, hasPreviousPage: page.hasPreviousPage, startCursor: cursors[0] ?? null, endCursor: cursors[cursors.length - 1] ?? null };
+      return pageInfo;
     },
     totalCount: page.totalCount,
   };
