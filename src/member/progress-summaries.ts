@@ -1,4 +1,4 @@
-import type { CourseProgressRecord } from './courses.js';
+import type { CourseProgressRecord, CourseRecord } from './courses.js';
 import type { MemberContext } from './context.js';
 
 /**
@@ -35,14 +35,10 @@ function summaryFromRow(row: SummaryRow | undefined): CourseProgressRecord {
   };
 }
 
-/** The summaries of the given courses, in their order; a course the member is not enrolled in here counts no lectures. */
+/** The summaries of the given courses (ids of the member's enrollments), in their order. */
 async function loadProgressSummaries(ctx: MemberContext, courseIds: readonly number[]): Promise<CourseProgressRecord[]> {
   const { db } = ctx;
   const rows: SummaryRow[] = await db('course_sections as s')
-    // Only courses the member is enrolled in at this site (one enrollment per course and member).
-    .join('enrollments as e', (join) => {
-      join.on('e.course_id', '=', 's.course_id').andOnVal('e.user_id', '=', ctx.userId).andOnVal('e.site_id', '=', ctx.site.id);
-    })
     .join('lectures as l', 'l.section_id', 's.id')
     .leftJoin('lecture_progress as p', (join) => {
       join.on('p.lecture_id', '=', 'l.id').andOnVal('p.user_id', '=', ctx.userId);
@@ -62,10 +58,11 @@ async function loadProgressSummaries(ctx: MemberContext, courseIds: readonly num
 }
 
 /**
- * The member's progress over one course (`CourseProgressRecord`, the GraphQL `detailProgress`), batched: all the
- * courses asked for in one tick cost one grouped query together. Use it where only the summary is needed; where the
- * syllabus is loaded anyway, `progressOf` over its lectures costs no query.
+ * The member's progress over one of their courses (`CourseProgressRecord`, the GraphQL `detailProgress`), batched:
+ * all the courses asked for in one tick cost one grouped query together. `course` is one of the member's enrollments
+ * (`listEnrolledCourses`, `enrolledCourse`), so the enrollment is not checked again. Use it where only the summary is
+ * needed; where the syllabus is loaded anyway, its rows give the progress at no extra cost.
  */
-export async function progressSummary(ctx: MemberContext, courseId: number): Promise<CourseProgressRecord> {
-  return ctx.loader<number, CourseProgressRecord>('course-progress-summary', (ids) => loadProgressSummaries(ctx, ids)).load(courseId);
+export async function progressSummary(ctx: MemberContext, course: CourseRecord): Promise<CourseProgressRecord> {
+  return ctx.loader<number, CourseProgressRecord>('course-progress-summary', (ids) => loadProgressSummaries(ctx, ids)).load(course.id);
 }

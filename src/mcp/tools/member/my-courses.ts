@@ -27,7 +27,7 @@ export const listMyCourses = defineTool({
     const courses = await Promise.all(
       page.nodes.map(async (course) => ({
         ...enrolledCourseOutput(course, member.now),
-        progress: await progressSummary(member, course.id),
+        progress: await progressSummary(member, course),
         lastWatchedLecture: lastWatchedOutputOf(lastWatched(course)),
       })),
     );
