@@ -873,6 +873,10 @@ function mcpSuite(variant: Variant, scratch: () => ScratchDatabase): void {
         expect(response.headers.get('mcp-session-id')).to.equal(null);
         expect(sseMessages(await response.text()), accept).to.deep.equal([expected]);
       }
+      // A batch of one goes through the transport's general path and gets the same answer (a lone response is written as such).
+      const batch = await fetch(`${origin}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', authorization: `Bearer ${tokens.read}` }, body: JSON.stringify([call]) });
+      expect(batch.headers.get('content-type')).to.match(/^application\/json/);
+      expect(await batch.json()).to.deep.equal(expected);
       const init = await rawInitialize(origin, { accept: 'text/event-stream, application/json;q=0.1' });
       expect(init.headers.get('content-type')).to.match(/^text\/event-stream/);
       expect((sseMessages(await init.text())[0]?.result as { serverInfo?: { name: string } } | undefined)?.serverInfo?.name).to.equal('schoolgate');

@@ -8,6 +8,7 @@ import type { Services } from '../services.js';
 import type { Site } from '../sites/sites.js';
 import { authenticateMcpCaller } from './auth.js';
 import { readMcpBody } from './body.js';
+import { JsonExchange, jsonExchangeRequest } from './json-exchange.js';
 import { McpToolset } from './server.js';
 
 export const MCP_PATH = '/mcp';
@@ -95,17 +96,35 @@ export function mcpEndpoint(services: Services): Middleware<SiteState> {
     const parsed = body.kind === 'json' ? body.value : null;
 
     const server = toolset.serverFor({ services, site, log: ctx.state.log, caller, now: new Date() });
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: answersWithJson(ctx.get('accept') || undefined), ...rebindingProtection(site, trustProxy) });
     // A client that goes away before its answer is written: abort what still runs for it. After a complete answer
     // nothing is in flight and the per-request objects are simply dropped.
     ctx.res.on('close', () => {
       if (!ctx.res.writableFinished) void server.close();
     });
+    const json = answersWithJson(ctx.get('accept') || undefined);
+    const rebinding = rebindingProtection(site, trustProxy);
+    const extra = caller.authInfo === null ? {} : { authInfo: caller.authInfo };
+
+    // The common case (one request, a JSON answer): straight to the server and back (src/mcp/json-exchange.ts).
+    const single = jsonExchangeRequest(ctx.req, parsed, json, rebinding);
+    if (single !== null) {
+      const exchange = new JsonExchange(single);
+      await server.connect(exchange);
+      exchange.deliver({ ...extra, requestInfo: { headers: ctx.req.headers, url: new URL(ctx.originalUrl, site.origin) } });
+      const answer = await exchange.answer;
+      if (answer === null) return;
+      ctx.status = 200;
+      ctx.set('Content-Type', 'application/json');
+      ctx.body = JSON.stringify(answer);
+      return;
+    }
+
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: json, ...rebinding });
     await server.connect(transport);
     // The transport's own Web API (the body is already parsed), and its answer handed to Koa: a JSON body is written in
     // one piece like any other route's, an SSE stream is piped.
     const request = new Request(new URL(ctx.originalUrl, site.origin), { method: 'POST', headers: transportHeaders(ctx.req) });
-    const response = await transport.handleRequest(request, { parsedBody: parsed, ...(caller.authInfo === null ? {} : { authInfo: caller.authInfo }) });
+    const response = await transport.handleRequest(request, { parsedBody: parsed, ...extra });
     response.headers.forEach((value, name) => ctx.set(name, value));
     if (response.body === null) {
       // An empty answer (202 to notifications): Koa sends no body for an explicit null.
