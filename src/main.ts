@@ -1,3 +1,4 @@
+import './production-mode.js';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { startServer, StartupError } from './server.js';
 

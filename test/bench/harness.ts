@@ -15,6 +15,7 @@ export const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 /** Interleaved product/floor pairs per comparison (at least 3): the figure is the median of the pairs' ratios. */
 export const PAIRS = Math.max(3, Number(process.env.BENCH_PAIRS ?? 3));
+const WARM_UP_SECONDS = 2;
 
 /** One side of a comparison: what autocannon sends. `setupClient` gives each connection its own body (e.g. its own refresh token). */
 export interface Target {
@@ -67,7 +68,7 @@ export interface ComparisonResult {
 }
 
 /** One bounded autocannon run against loopback. */
-export async function run(target: Target): Promise<RunFigures> {
+export async function run(target: Target & { duration?: number }): Promise<RunFigures> {
   const result = await autocannon({ duration: DURATION_SECONDS, connections: CONNECTIONS, ...target });
   return { requestsPerSecond: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
 }
@@ -97,6 +98,9 @@ function median(values: number[]): number {
 /** Checks the answers agree, then runs PAIRS interleaved pairs (the order alternates, so drift hits both sides alike). */
 export async function compare(comparison: Comparison): Promise<ComparisonResult> {
   (comparison.same ?? sameJson)(await answerOf(comparison.product), await answerOf(comparison.floor));
+  // One unrecorded run each first: the first run of a fresh process pays for JIT warm-up and cold caches.
+  await run({ ...comparison.product, duration: WARM_UP_SECONDS });
+  await run({ ...comparison.floor, duration: WARM_UP_SECONDS });
   const product: RunFigures[] = [];
   const floor: RunFigures[] = [];
   for (let pair = 0; pair < PAIRS; pair += 1) {
