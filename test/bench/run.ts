@@ -8,10 +8,11 @@
 import { createSite } from '../../src/sites/sites.js';
 import { createScratchDatabase, type DatabaseKind } from '../support/databases.js';
 import { bareKoa, compare, printComparisons, run, startProcess, type BenchContext, type ComparisonResult } from './harness.js';
+import { mcpComparisons } from './mcp.bench.js';
 import { oauthComparisons } from './oauth.bench.js';
 import { syllabusComparisons } from './syllabus.bench.js';
 
-const MODULES: Array<(context: BenchContext) => Promise<Parameters<typeof compare>[0][]>> = [oauthComparisons, syllabusComparisons];
+const MODULES: Array<(context: BenchContext) => Promise<Parameters<typeof compare>[0][]>> = [oauthComparisons, syllabusComparisons, mcpComparisons];
 const kinds: DatabaseKind[] = process.env.BENCH_DATABASE === 'mysql' || process.env.BENCH_DATABASE === 'sqlite' ? [process.env.BENCH_DATABASE] : ['mysql', 'sqlite'];
 const variant = process.env.SCHOOLGATE_VARIANT === 'B' ? 'B' : 'A';
 
