@@ -414,15 +414,20 @@ export function progressOf(lectures: readonly LectureDetailRecord[]): CourseProg
       read += 1;
     }
   }
-  const total = lectures.length;
+  return progressRecord({ total: lectures.length, completed, read, totalDuration, completedDuration });
+}
+
+/** A progress record from its counts: the unread count and the completion rate follow from them. */
+export function progressRecord(counts: { total: number; completed: number; read: number; totalDuration: number; completedDuration: number }): CourseProgressRecord {
+  const { total, completed, read } = counts;
   return {
     totalLecturesCount: total,
     completedLecturesCount: completed,
     readLecturesCount: read,
     unreadLecturesCount: total - completed - read,
     completionRate: total === 0 ? 0 : completed / total,
-    totalDurationSeconds: totalDuration,
-    completedDurationSeconds: completedDuration,
+    totalDurationSeconds: counts.totalDuration,
+    completedDurationSeconds: counts.completedDuration,
   };
 }
 

@@ -1,6 +1,6 @@
 import { toDate } from '../db/connection.js';
 import type { MemberContext } from './context.js';
-import type { CourseProgressRecord, CourseRecord, LectureState } from './courses.js';
+import { progressRecord, type CourseProgressRecord, type CourseRecord, type LectureState } from './courses.js';
 
 /**
  * One enrolled course's syllabus lecture by lecture, as the member's MCP tools show it: every section in order with its
@@ -100,14 +100,6 @@ export async function lectureSyllabus(ctx: MemberContext, course: CourseRecord):
   }
   return {
     sections,
-    progress: {
-      totalLecturesCount: total,
-      completedLecturesCount: completed,
-      readLecturesCount: read,
-      unreadLecturesCount: total - completed - read,
-      completionRate: total === 0 ? 0 : completed / total,
-      totalDurationSeconds: totalDuration,
-      completedDurationSeconds: completedDuration,
-    },
+    progress: progressRecord({ total, completed, read, totalDuration, completedDuration }),
   };
 }

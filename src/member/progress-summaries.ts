@@ -1,4 +1,4 @@
-import type { CourseProgressRecord, CourseRecord } from './courses.js';
+import { progressRecord, type CourseProgressRecord, type CourseRecord } from './courses.js';
 import type { MemberContext } from './context.js';
 
 /**
@@ -21,18 +21,13 @@ interface SummaryRow {
 const count = (value: number | string | null): number => Number(value ?? 0);
 
 function summaryFromRow(row: SummaryRow | undefined): CourseProgressRecord {
-  const total = row ? count(row.total) : 0;
-  const completed = row ? count(row.completed) : 0;
-  const read = row ? count(row.read_count) : 0;
-  return {
-    totalLecturesCount: total,
-    completedLecturesCount: completed,
-    readLecturesCount: read,
-    unreadLecturesCount: total - completed - read,
-    completionRate: total === 0 ? 0 : completed / total,
-    totalDurationSeconds: row ? count(row.total_duration) : 0,
-    completedDurationSeconds: row ? count(row.completed_duration) : 0,
-  };
+  return progressRecord({
+    total: row ? count(row.total) : 0,
+    completed: row ? count(row.completed) : 0,
+    read: row ? count(row.read_count) : 0,
+    totalDuration: row ? count(row.total_duration) : 0,
+    completedDuration: row ? count(row.completed_duration) : 0,
+  });
 }
 
 /** The summaries of the given courses (ids of the member's enrollments), in their order. */
