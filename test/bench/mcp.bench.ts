@@ -7,61 +7,14 @@
  */
 import { expect } from 'chai';
 import { findUserByEmail } from '../../src/accounts/users.js';
-import type { ImportDocument } from '../../src/import/document.js';
 import { importSiteDocument } from '../../src/import/import-site.js';
 import { encodeNodeId } from '../../src/member/ids.js';
 import { graphqlPath, memberToken } from '../support/member-api.js';
 import type { BenchContext, Comparison, Target } from './harness.js';
+import { COURSES, LECTURES_PER_SECTION, SECTIONS, syllabusDocument, type BenchMember } from './syllabus-data.js';
 
-const EMAIL = 'mcp.bench.member@example.com';
-const COURSES = 20;
-const SECTIONS = 5;
-const LECTURES_PER_SECTION = 10;
-/** Separate external ids and slugs, so other bench modules may seed their own member into the same school. */
-const PREFIX = 'mcp-bench';
-
-/** The member's school: COURSES courses of SECTIONS × LECTURES_PER_SECTION lectures, each enrolled, with progress. */
-function document(origin: string, name: string, now: Date): ImportDocument {
-  const iso = (offsetDays: number) => new Date(now.getTime() + offsetDays * 86_400_000).toISOString();
-  const courses = Array.from({ length: COURSES }, (_, c) => ({
-    externalId: `${PREFIX}-course-${c}`,
-    slug: `${PREFIX}-course-${c}`,
-    title: `MCP Course ${c}`,
-    status: 'published' as const,
-    sections: Array.from({ length: SECTIONS }, (_, s) => ({
-      externalId: `${PREFIX}-course-${c}-section-${s}`,
-      title: `Section ${s}`,
-      lectures: Array.from({ length: LECTURES_PER_SECTION }, (_, l) => ({
-        externalId: `${PREFIX}-course-${c}-lecture-${s}-${l}`,
-        title: `Lecture ${s}.${l}`,
-        kind: 'video' as const,
-        durationSeconds: 300 + l * 30,
-        // The last lecture of each section unlocks next week: locked, with an unlock time.
-        ...(l === LECTURES_PER_SECTION - 1 ? { unlockAt: iso(7) } : {}),
-      })),
-    })),
-  }));
-  return {
-    formatVersion: 1,
-    site: { origin, name },
-    users: [{ email: EMAIL, name: 'MCP Bench Member', roles: ['student'] }],
-    courses,
-    enrollments: courses.map((course, c) => ({
-      externalId: `${PREFIX}-enrollment-${c}`,
-      course: course.externalId,
-      user: EMAIL,
-      enrolledAt: iso(-30 + c),
-      hasLifetimeAccess: c % 2 === 0,
-      expiresAt: c % 2 === 0 ? null : iso(180),
-      lastWatched: { lecture: `${PREFIX}-course-${c}-lecture-0-3`, positionSeconds: 120, at: iso(-1) },
-      // 8 completed and 4 read lectures per course, spread over the first two sections.
-      progress: Array.from({ length: 12 }, (_, l) => ({
-        lecture: `${PREFIX}-course-${c}-lecture-${Math.floor(l / LECTURES_PER_SECTION)}-${l % LECTURES_PER_SECTION}`,
-        state: l < 8 ? ('completed' as const) : ('read' as const),
-      })),
-    })),
-  };
-}
+/** Its own member, external ids and slugs, so the syllabus bench may seed its member into the same school. */
+const MCP_MEMBER: BenchMember = { prefix: 'mcp-bench-', email: 'mcp.bench.member@example.com', name: 'MCP Bench Member' };
 
 const PROGRESS_FIELDS = 'totalLecturesCount completedLecturesCount readLecturesCount unreadLecturesCount completionRate totalDurationSeconds completedDurationSeconds';
 const COURSE_FIELDS = `id slug title hasLifetimeAccess expireDate lastWatchedLecture { lectureId positionSeconds } detailProgress { ${PROGRESS_FIELDS} }`;
@@ -160,12 +113,12 @@ function sameSyllabus(product: unknown, floor: unknown): void {
 
 export async function mcpComparisons(context: BenchContext): Promise<Comparison[]> {
   const { db, site, productUrl, variant } = context;
-  await importSiteDocument(db, document(site.origin, site.name, new Date()));
-  const user = await findUserByEmail(db, EMAIL);
+  await importSiteDocument(db, syllabusDocument(site.origin, new Date(), MCP_MEMBER));
+  const user = await findUserByEmail(db, MCP_MEMBER.email);
   if (!user) throw new Error('the MCP bench member was not imported');
   const token = await memberToken(db, site, user, 'openid account:read');
   // The newest enrollment is the first course of the list (enrollments are newest first).
-  const newest = (await db('courses').where({ site_id: site.id, slug: `${PREFIX}-course-${COURSES - 1}` }).first('id')) as { id: number | string } | undefined;
+  const newest = (await db('courses').where({ site_id: site.id, slug: `${MCP_MEMBER.prefix}course-${COURSES - 1}` }).first('id')) as { id: number | string } | undefined;
   if (!newest) throw new Error('the MCP bench courses were not imported');
   const newestCourseId = encodeNodeId('Course', Number(newest.id));
 

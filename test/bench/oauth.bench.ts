@@ -42,7 +42,7 @@ export async function oauthComparisons({ db, site, productUrl, floorUrl }: Bench
     { name: 'userinfo', floorName: 'C: one indexed join', product: { url: `${productUrl}/api/oauth/userinfo`, headers: bearer }, floor: { url: `${floorUrl}/floor/userinfo`, headers: bearer } },
     {
       name: 'refresh grant',
-      floorName: 'D: CAS + insert in one transaction',
+      floorName: 'D: lock, insert and update in one transaction',
       product: refreshTarget(`${productUrl}/api/oauth/token`, productPairs),
       floor: refreshTarget(`${floorUrl}/floor/token`, floorPairs),
       same: sameTokenResponseShape,
