@@ -166,11 +166,6 @@ export async function findPairByRefreshToken(db: Database, refreshToken: string)
   return row ? pairFromRow(row) : null;
 }
 
-export async function getPair(db: Database | Knex.Transaction, id: number): Promise<TokenPair | null> {
-  const row = await db<PairRow>('token_pairs').where({ id }).first();
-  return row ? pairFromRow(row) : null;
-}
-
 /** The columns that stop a pair: both of its tokens at once, first stamp kept (callers filter on revoked_at IS NULL). */
 export function revocation(reason: RevokedReason, now: Date): { revoked_at: Date; revoked_reason: RevokedReason } {
   return { revoked_at: now, revoked_reason: reason };
