@@ -1,7 +1,7 @@
 import type { Database } from '../db/connection.js';
 import { ConflictError, ValidationError, type FieldProblem } from '../shared/errors.js';
 import { metadataDocumentHosts, normalizeHost, setMetadataDocumentHosts } from '../sites/registration-policy.js';
-import { getSite, updateSite, type Site } from '../sites/sites.js';
+import { getSite, siteChanged, updateSite, type Site } from '../sites/sites.js';
 import { withTransaction } from '../db/transaction.js';
 
 /**
@@ -68,5 +68,7 @@ export async function updateMcpConnections(db: Database, site: Site, changes: Mc
     if (hosts !== undefined) await setMetadataDocumentHosts(trx, site.id, hosts);
     return saved;
   });
+  // Again after the commit: a request between updateSite's own call and the commit may have cached the old row.
+  siteChanged();
   return readMcpConnections(db, updated);
 }
