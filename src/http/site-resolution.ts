@@ -26,7 +26,8 @@ export function siteResolution(db: Database, sites: SiteCache): Middleware<SiteS
     const site = await sites.find(db, origin);
     if (!site) throw new SiteNotFoundError(origin);
     ctx.state.site = site;
-    ctx.state.log = ctx.state.log.child({ siteId: site.id });
+    // The request's own child logger (request-id.ts) takes the site too: one child per request, not two.
+    ctx.state.log.setBindings({ siteId: site.id });
     await next();
   };
 }

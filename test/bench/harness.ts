@@ -153,8 +153,8 @@ export interface ServerProcess {
  * A server in a process of its own (so autocannon, here, does not share its event loop), found listening through the
  * first JSON log line with `listeningOn`. Its output is drained and dropped: the product logs every request at info.
  */
-export async function startProcess(entry: string, env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+export async function startProcess(entry: string, env: Record<string, string>, nodeOptions: string[] = []): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...nodeOptions, '--import', 'tsx', entry], {
     cwd: PROJECT_ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

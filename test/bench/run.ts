@@ -4,6 +4,9 @@
  * load average. MariaDB first, then SQLite; BENCH_DATABASE=mysql or sqlite runs one. The product runs as
  * `npm start` would (its own process, NODE_ENV=production, logging at info); the floors in another process over the
  * same database. Loopback only, bounded in time.
+ *
+ * For profiling: BENCH_ONLY=<regex> runs the comparisons whose name matches; BENCH_CPU_PROF=<dir> writes a V8 CPU
+ * profile of the product process there (node --cpu-prof) when it stops.
  */
 import { createSite } from '../../src/sites/sites.js';
 import { createScratchDatabase, type DatabaseKind } from '../support/databases.js';
@@ -15,6 +18,8 @@ import { syllabusComparisons } from './syllabus.bench.js';
 const MODULES: Array<(context: BenchContext) => Promise<Parameters<typeof compare>[0][]>> = [oauthComparisons, syllabusComparisons, mcpComparisons];
 const kinds: DatabaseKind[] = process.env.BENCH_DATABASE === 'mysql' || process.env.BENCH_DATABASE === 'sqlite' ? [process.env.BENCH_DATABASE] : ['mysql', 'sqlite'];
 const variant = process.env.SCHOOLGATE_VARIANT === 'B' ? 'B' : 'A';
+const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : null;
+const profiling = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
 
 const bare = await bareKoa();
 const bareFigures = await run({ url: bare.url });
@@ -24,13 +29,13 @@ process.stdout.write(`bare Koa route on this machine: ${bareFigures.requestsPerS
 for (const kind of kinds) {
   const scratch = await createScratchDatabase(kind);
   const env = { DATABASE_URL: scratch.url, SCHOOLGATE_VARIANT: variant };
-  const product = await startProcess('src/main.ts', { ...env, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'production', LOG_LEVEL: 'info', SCHOOLGATE_DEMO: 'false', SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0' });
+  const product = await startProcess('src/main.ts', { ...env, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'production', LOG_LEVEL: 'info', SCHOOLGATE_DEMO: 'false', SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0' }, profiling);
   const floors = await startProcess('test/bench/floors/server.ts', env);
   try {
     const site = await createSite(scratch.db, { origin: product.url, name: 'Bench School', subdomain: 'bench' });
     const context: BenchContext = { kind, variant, productUrl: product.url, floorUrl: floors.url, db: scratch.db, site };
     const results: ComparisonResult[] = [];
-    for (const module of MODULES) for (const comparison of await module(context)) results.push(await compare(comparison));
+    for (const module of MODULES) for (const comparison of await module(context)) if (!only || only.test(comparison.name)) results.push(await compare(comparison));
     printComparisons(`schoolgate bench (${kind}, variant ${variant})`, results);
   } finally {
     await product.stop();
