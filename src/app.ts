@@ -30,9 +30,9 @@ export function createApp(services: Services): Koa<RequestState> {
   app.use(requestLogging(logger));
   app.use(errorHandling());
 
-  const processRoutes = new Router<RequestState>();
-  processRoutes.get('/healthz', healthCheck(db));
-  app.use(processRoutes.routes());
+  // The one process-wide route, answered for any Host; checked by hand, not by a router every request passes through.
+  const health = healthCheck(db);
+  app.use((ctx, next) => (ctx.path === '/healthz' && (ctx.method === 'GET' || ctx.method === 'HEAD') ? health(ctx, next) : next()));
 
   // Past this point every request belongs to the site of its origin, or gets a 404 naming the origin.
   const siteApp = app.use<SiteState>(siteResolution(db, createSiteCache(config.siteCacheSeconds * 1000)));
@@ -42,11 +42,9 @@ export function createApp(services: Services): Koa<RequestState> {
   // JSON and form bodies up to 64 KiB; the raw text stays on ctx.request.rawBody for parsers with stricter rules.
   // The member API reads its own body, so malformed JSON gets a GraphQL-over-HTTP answer rather than an OAuth one;
   // /mcp reads its own too and hands it to the MCP transport.
-  siteApp.use(async (ctx, next) => {
-    if (ctx.path === graphqlPath || ctx.path === MCP_PATH) (ctx as { disableBodyParser?: boolean }).disableBodyParser = true;
-    await next();
-  });
-  siteApp.use(bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '64kb', formLimit: '64kb', strict: true }));
+  // GET, HEAD and OPTIONS requests carry no body anyone reads, so they skip the parser altogether.
+  const parseBody = bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '64kb', formLimit: '64kb', strict: true });
+  siteApp.use((ctx, next) => (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'OPTIONS' || ctx.path === graphqlPath || ctx.path === MCP_PATH ? next() : parseBody(ctx, next)));
   const siteRoutes = new Router<SiteState>();
   siteRoutes.get('/', homePage(config.variant));
   siteRoutes.get(OPENAPI_DOCUMENT_PATH, openapiDocument());

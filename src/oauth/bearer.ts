@@ -1,18 +1,17 @@
 import type { Role } from '../accounts/roles.js';
 import type { User } from '../accounts/users.js';
-import type { OAuthClient } from '../clients/clients.js';
 import type { Scope } from '../clients/scopes.js';
 import type { Database } from '../db/connection.js';
 import type { Site } from '../sites/sites.js';
 import { InsufficientScopeError, InvalidTokenError } from './errors.js';
 import { recordFirstUse } from './tokens/rotation.js';
 import type { TokenPair } from './tokens/store.js';
-import { readPresentedToken } from './tokens/verification.js';
+import { readAccessToken, type AccessTokenClient } from './tokens/verification.js';
 
-/** A live access token presented to this site, with its client. */
+/** A live access token presented to this site, with what resources need of its client. */
 export interface VerifiedToken {
   pair: TokenPair;
-  client: OAuthClient;
+  client: AccessTokenClient;
   scopes: Scope[];
   /** The resource owner; null for a token with no resource owner. */
   userId: number | null;
@@ -38,7 +37,7 @@ export function bearerTokenOf(site: Site, authorization: string | undefined): st
  * which the error middleware turns into 503 without WWW-Authenticate.
  */
 export async function verifyAccessToken(db: Database, site: Site, token: string, now = new Date()): Promise<VerifiedToken> {
-  const presented = await readPresentedToken(db, 'access_token', token);
+  const presented = await readAccessToken(db, token);
   // A pair whose client is gone is gone too (foreign key): unknown either way.
   if (!presented) throw new InvalidTokenError(site.origin, 'the access token is not recognised');
   const { pair, client, user, roles } = presented;

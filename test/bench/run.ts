@@ -6,7 +6,7 @@
  * same database. Loopback only, bounded in time.
  *
  * For profiling: BENCH_ONLY=<regex> runs the comparisons whose name matches; BENCH_CPU_PROF=<dir> writes a V8 CPU
- * profile of the product process there (node --cpu-prof) when it stops.
+ * profile of the product (`product/`) and of the floors (`floor/`) there (node --cpu-prof) when they stop.
  */
 import { createSite } from '../../src/sites/sites.js';
 import { createScratchDatabase, type DatabaseKind } from '../support/databases.js';
@@ -19,7 +19,7 @@ const MODULES: Array<(context: BenchContext) => Promise<Parameters<typeof compar
 const kinds: DatabaseKind[] = process.env.BENCH_DATABASE === 'mysql' || process.env.BENCH_DATABASE === 'sqlite' ? [process.env.BENCH_DATABASE] : ['mysql', 'sqlite'];
 const variant = process.env.SCHOOLGATE_VARIANT === 'B' ? 'B' : 'A';
 const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : null;
-const profiling = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+const profiling = (side: string) => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', `${process.env.BENCH_CPU_PROF}/${side}`] : []);
 
 const bare = await bareKoa();
 const bareFigures = await run({ url: bare.url });
@@ -29,8 +29,8 @@ process.stdout.write(`bare Koa route on this machine: ${bareFigures.requestsPerS
 for (const kind of kinds) {
   const scratch = await createScratchDatabase(kind);
   const env = { DATABASE_URL: scratch.url, SCHOOLGATE_VARIANT: variant };
-  const product = await startProcess('src/main.ts', { ...env, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'production', LOG_LEVEL: 'info', SCHOOLGATE_DEMO: 'false', SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0' }, profiling);
-  const floors = await startProcess('test/bench/floors/server.ts', env);
+  const product = await startProcess('src/main.ts', { ...env, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'production', LOG_LEVEL: 'info', SCHOOLGATE_DEMO: 'false', SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0' }, profiling('product'));
+  const floors = await startProcess('test/bench/floors/server.ts', env, profiling('floor'));
   try {
     const site = await createSite(scratch.db, { origin: product.url, name: 'Bench School', subdomain: 'bench' });
     const context: BenchContext = { kind, variant, productUrl: product.url, floorUrl: floors.url, db: scratch.db, site };

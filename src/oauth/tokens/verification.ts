@@ -6,62 +6,96 @@ import type { Database } from '../../db/connection.js';
 import { sha256Hex } from '../../shared/random.js';
 import { pairFromRow, type PairRow, type TokenPair } from './store.js';
 
-/** Everything a protected resource needs about a presented access token, read together. */
-export interface PresentedToken {
+/** What a protected resource needs of the client an access token was issued to. */
+export type AccessTokenClient = Pick<OAuthClient, 'ref' | 'clientId' | 'audience'>;
+
+/** A presented access token with its client, its owner and the owner's roles, read together. */
+export interface PresentedAccessToken {
   pair: TokenPair;
-  client: OAuthClient;
-  /** The client's secret hash (confidential clients), so the token endpoint can authenticate it from this read. */
-  clientSecretHash: string | null;
+  client: AccessTokenClient;
   /** The resource owner's account; null for a token with no resource owner. */
   user: User | null;
   /** The owner's roles at the token's site, sorted. */
   roles: Role[];
 }
 
-const CLIENT_COLUMNS: ReadonlyArray<keyof ClientRow> = ['id', 'site_id', 'client_id', 'client_id_hash', 'name', 'audience', 'confidential', 'token_endpoint_auth_method', 'secret_hash', 'redirect_uris', 'scopes', 'kind', 'reviewed', 'version', 'created_at', 'updated_at'];
-const USER_COLUMNS = ['id', 'email', 'name', 'avatar_url', 'created_at'] as const;
+/** A presented refresh token: the token endpoint also authenticates and re-checks the whole client from this read. */
+export interface PresentedRefreshToken extends Omit<PresentedAccessToken, 'client'> {
+  client: OAuthClient;
+  /** The client's secret hash (confidential clients), so the token endpoint can authenticate it from this read. */
+  clientSecretHash: string | null;
+}
+
+// The columns the records are built from (pairFromRow, clientFromRow, userFromRow) and no more: every column read
+// costs its share of the statement's text, the row's metadata and the row's parsing on each request.
+const PAIR_COLUMNS: ReadonlyArray<keyof PairRow> = ['id', 'grant_id', 'site_id', 'client_ref', 'user_id', 'scope', 'resource', 'school_id', 'access_expires_at', 'refresh_expires_at', 'auth_time', 'first_used_at', 'revoked_at', 'revoked_reason', 'parent_pair_id', 'successor_pair_id', 'rotation_counter', 'created_at'];
+const ACCESS_CLIENT_COLUMNS = aliased('client', ['id', 'client_id', 'audience']);
+const CLIENT_COLUMNS = aliased('client', ['id', 'site_id', 'client_id', 'name', 'audience', 'confidential', 'token_endpoint_auth_method', 'secret_hash', 'redirect_uris', 'scopes', 'kind', 'reviewed', 'version', 'created_at', 'updated_at']);
+const USER_COLUMNS = aliased('owner', ['id', 'email', 'name', 'avatar_url', 'created_at']);
 type UserRow = Parameters<typeof userFromRow>[0];
+type Aliased = ReadonlyArray<{ column: string; alias: string }>;
 
 type JoinedRow = PairRow & { role: string | null } & Record<string, unknown>;
 
-/** The columns of one joined table, read back from their `prefix__column` aliases. */
-function unprefixed<Row>(row: JoinedRow, prefix: string, columns: readonly string[]): Row {
+/** A joined table's columns with their `prefix__column` aliases in the joined row. */
+function aliased(prefix: string, columns: readonly string[]): Aliased {
+  return columns.map((column) => ({ column, alias: `${prefix}__${column}` }));
+}
+
+/** The columns of one joined table, read back from their aliases. */
+function unaliased<Row>(row: JoinedRow, columns: Aliased): Row {
   const picked: Record<string, unknown> = {};
-  for (const column of columns) picked[column] = row[`${prefix}__${column}`];
+  for (const { column, alias } of columns) picked[column] = row[alias];
   return picked as Row;
 }
 
-/** The read of a presented token by the hash of one of its two tokens, compiled once (a hot path). */
-function selectPresentedBy(hashColumn: 't.access_token_hash' | 't.refresh_token_hash') {
+/**
+ * One statement for a presented token: its pair, client, owner and the owner's roles at the site (one row per role),
+ * compiled once (a hot path). Nothing is cached: a revoked token is refused by every instance on its next presentation.
+ */
+function selectPresentedBy(hashColumn: 't.access_token_hash' | 't.refresh_token_hash', clientColumns: Aliased) {
   return compiledSelect<JoinedRow, [string]>((db, tokenHash) =>
     db('token_pairs as t')
       .join('oauth_clients as c', 'c.id', 't.client_ref')
       .leftJoin('users as u', 'u.id', 't.user_id')
       .leftJoin('site_roles as r', (on) => on.on('r.site_id', 't.site_id').andOn('r.user_id', 't.user_id'))
       .where(hashColumn, tokenHash)
-      .select('t.*', ...CLIENT_COLUMNS.map((column) => `c.${column} as client__${column}`), ...USER_COLUMNS.map((column) => `u.${column} as owner__${column}`), 'r.role'),
+      .select(
+        ...PAIR_COLUMNS.map((column) => `t.${column}`),
+        ...clientColumns.map(({ column, alias }) => `c.${column} as ${alias}`),
+        ...USER_COLUMNS.map(({ column, alias }) => `u.${column} as ${alias}`),
+        'r.role',
+      ),
   );
 }
-const SELECT_PRESENTED = { access_token: selectPresentedBy('t.access_token_hash'), refresh_token: selectPresentedBy('t.refresh_token_hash') };
+const selectAccessToken = selectPresentedBy('t.access_token_hash', ACCESS_CLIENT_COLUMNS);
+const selectRefreshToken = selectPresentedBy('t.refresh_token_hash', CLIENT_COLUMNS);
 
-/**
- * One statement for a presented token: its pair, client, owner and the owner's roles at the site (one row per role),
- * so verifying an access token and answering userinfo, or checking a refresh token, cost one round trip. Nothing is
- * cached: a revoked token is refused by every instance on its next presentation.
- */
-export async function readPresentedToken(db: Database, kind: 'access_token' | 'refresh_token', token: string): Promise<PresentedToken | null> {
-  const rows = await SELECT_PRESENTED[kind](db, sha256Hex(token));
-  const first = rows[0];
-  if (!first) return null;
+function presentedFrom(rows: JoinedRow[]): Omit<PresentedAccessToken, 'client'> {
+  const first = rows[0] as JoinedRow;
   return {
     pair: pairFromRow(first),
-    client: clientFromRow(unprefixed<ClientRow>(first, 'client', CLIENT_COLUMNS)),
-    clientSecretHash: (first.client__secret_hash as string | null | undefined) ?? null,
-    user: first.owner__id === null ? null : userFromRow(unprefixed<UserRow>(first, 'owner', USER_COLUMNS)),
+    user: first.owner__id === null ? null : userFromRow(unaliased<UserRow>(first, USER_COLUMNS)),
     roles: rows
       .map((row) => row.role)
       .filter((role): role is string => role !== null)
       .sort()
       .map(parseRole),
   };
+}
+
+/** A presented access token in one round trip: what userinfo, the member API, /mcp and the admin API verify. */
+export async function readAccessToken(db: Database, token: string): Promise<PresentedAccessToken | null> {
+  const rows = await selectAccessToken(db, sha256Hex(token));
+  const first = rows[0];
+  if (!first) return null;
+  return { ...presentedFrom(rows), client: { ref: first.client__id as number, clientId: first.client__client_id as string, audience: first.client__audience === 'operator' ? 'operator' : 'member' } };
+}
+
+/** A presented refresh token with its whole client (and secret hash) in one round trip. */
+export async function readRefreshToken(db: Database, token: string): Promise<PresentedRefreshToken | null> {
+  const rows = await selectRefreshToken(db, sha256Hex(token));
+  const first = rows[0];
+  if (!first) return null;
+  return { ...presentedFrom(rows), client: clientFromRow(unaliased<ClientRow>(first, CLIENT_COLUMNS)), clientSecretHash: (first.client__secret_hash as string | null | undefined) ?? null };
 }

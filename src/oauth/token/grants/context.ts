@@ -2,7 +2,7 @@ import type { ResolvedClient } from '../../client-resolution.js';
 import type { Services } from '../../../services.js';
 import type { Site } from '../../../sites/sites.js';
 import type { TokenResponse } from '../token-response.js';
-import type { PresentedToken } from '../../tokens/verification.js';
+import type { PresentedRefreshToken } from '../../tokens/verification.js';
 
 /** What a grant handler works from: the authenticated client and the request's form. */
 export interface GrantContext {
@@ -11,7 +11,7 @@ export interface GrantContext {
   client: ResolvedClient['client'];
   form: Map<string, string>;
   /** The refresh grant's token, read before client authentication together with its client (one statement). */
-  presented?: PresentedToken | null;
+  presented?: PresentedRefreshToken | null;
 }
 
 export type GrantHandler = (context: GrantContext) => Promise<TokenResponse>;

@@ -6,7 +6,7 @@ import { InvalidGrantError } from '../../errors.js';
 import { narrowScopes } from '../../scope-policy.js';
 import { rotatePair } from '../../tokens/rotation.js';
 import { revokeGrant, type RevokedReason, type TokenPair } from '../../tokens/store.js';
-import { readPresentedToken, type PresentedToken } from '../../tokens/verification.js';
+import { readRefreshToken, type PresentedRefreshToken } from '../../tokens/verification.js';
 import { tokenResponse, type TokenResponse } from '../token-response.js';
 import type { GrantContext } from './context.js';
 
@@ -32,13 +32,13 @@ export async function refreshTokenGrant(context: GrantContext): Promise<TokenRes
  * The presented refresh token with its client and its owner's roles, in one statement; the token endpoint reads it
  * before authenticating the client, which then needs no statement of its own.
  */
-export async function prefetchRefreshToken(db: Database, form: Map<string, string>): Promise<PresentedToken | null> {
+export async function prefetchRefreshToken(db: Database, form: Map<string, string>): Promise<PresentedRefreshToken | null> {
   const refreshToken = form.get('refresh_token');
-  return refreshToken === undefined ? null : readPresentedToken(db, 'refresh_token', refreshToken);
+  return refreshToken === undefined ? null : readRefreshToken(db, refreshToken);
 }
 
-async function loadPair({ services, site, presented: prefetched }: GrantContext, refreshToken: string): Promise<PresentedToken> {
-  const presented = prefetched === undefined ? await readPresentedToken(services.db, 'refresh_token', refreshToken) : prefetched;
+async function loadPair({ services, site, presented: prefetched }: GrantContext, refreshToken: string): Promise<PresentedRefreshToken> {
+  const presented = prefetched === undefined ? await readRefreshToken(services.db, refreshToken) : prefetched;
   if (!presented || presented.pair.siteId !== site.id) throw new InvalidGrantError('the refresh token is not recognised at this site');
   return presented;
 }
