@@ -4,14 +4,25 @@ import { AppError, SiteNotFoundError } from '../shared/errors.js';
 import type { SiteCache } from '../sites/site-cache.js';
 import type { SiteState } from './state.js';
 
+/** Origins already worked out, by `protocol://host` as received; bounded, since Host is the client's to choose. */
+const knownOrigins = new Map<string, string | null>();
+const KNOWN_ORIGINS_LIMIT = 1000;
+
 /** scheme://host[:port] of the request, lower-cased and without a default port, as sites.origin stores it. */
 export function requestOrigin(protocol: string, host: string): string | null {
   if (host === '') return null;
+  const received = `${protocol}://${host}`;
+  let origin = knownOrigins.get(received);
+  if (origin !== undefined) return origin;
+  // WHATWG URL parsing does the normalisation (case, default port, IDNA); it costs more than the rest of a cheap request.
   try {
-    return new URL(`${protocol}://${host}`).origin;
+    origin = new URL(received).origin;
   } catch {
-    return null;
+    origin = null;
   }
+  if (knownOrigins.size >= KNOWN_ORIGINS_LIMIT) knownOrigins.clear();
+  knownOrigins.set(received, origin);
+  return origin;
 }
 
 /**

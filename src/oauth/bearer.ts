@@ -5,12 +5,11 @@ import type { Database } from '../db/connection.js';
 import type { Site } from '../sites/sites.js';
 import { InsufficientScopeError, InvalidTokenError } from './errors.js';
 import { recordFirstUse } from './tokens/rotation.js';
-import type { TokenPair } from './tokens/store.js';
-import { readAccessToken, type AccessTokenClient } from './tokens/verification.js';
+import { readAccessToken, type AccessTokenClient, type AccessTokenPair } from './tokens/verification.js';
 
 /** A live access token presented to this site, with what resources need of its client. */
 export interface VerifiedToken {
-  pair: TokenPair;
+  pair: AccessTokenPair;
   client: AccessTokenClient;
   scopes: Scope[];
   /** The resource owner; null for a token with no resource owner. */

@@ -93,7 +93,7 @@ async function recordRotation(
  * to an API; that first presentation revokes the predecessor, once (compare-and-set on first_used_at). Answers false
  * when the pair was revoked after the caller read it (superseded or its grant revoked), so the caller refuses it.
  */
-export async function recordFirstUse(db: Database, pair: TokenPair, now = new Date()): Promise<boolean> {
+export async function recordFirstUse(db: Database, pair: Pick<TokenPair, 'id' | 'firstUsedAt' | 'parentPairId'>, now = new Date()): Promise<boolean> {
   if (pair.firstUsedAt !== null) return true;
   const { parentPairId } = pair;
   if (parentPairId === null) {

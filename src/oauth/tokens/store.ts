@@ -70,6 +70,11 @@ export interface PairRow {
   created_at: unknown;
 }
 
+/** The space-separated `scope` column as a list (RFC 6749 3.3). */
+export function scopesOf(scope: string): Scope[] {
+  return scope.split(' ').filter(Boolean) as Scope[];
+}
+
 export function pairFromRow(row: PairRow): TokenPair {
   return {
     id: row.id,
@@ -77,7 +82,7 @@ export function pairFromRow(row: PairRow): TokenPair {
     siteId: row.site_id,
     clientRef: row.client_ref,
     userId: row.user_id,
-    scopes: row.scope.split(' ').filter(Boolean) as Scope[],
+    scopes: scopesOf(row.scope),
     resource: row.resource,
     schoolId: row.school_id,
     accessExpiresAt: requireDate(row.access_expires_at),

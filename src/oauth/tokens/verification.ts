@@ -2,16 +2,19 @@ import { parseRole, type Role } from '../../accounts/roles.js';
 import { userFromRow, type User } from '../../accounts/users.js';
 import { clientFromRow, type ClientRow, type OAuthClient } from '../../clients/clients.js';
 import { compiledSelect } from '../../db/compiled-select.js';
-import type { Database } from '../../db/connection.js';
+import { requireDate, toDate, type Database } from '../../db/connection.js';
 import { sha256Hex } from '../../shared/random.js';
-import { pairFromRow, type PairRow, type TokenPair } from './store.js';
+import { pairFromRow, scopesOf, type PairRow, type TokenPair } from './store.js';
 
 /** What a protected resource needs of the client an access token was issued to. */
 export type AccessTokenClient = Pick<OAuthClient, 'ref' | 'clientId' | 'audience'>;
 
+/** What protected resources check of an access token's pair, and what marking its first use needs. */
+export type AccessTokenPair = Pick<TokenPair, 'id' | 'siteId' | 'userId' | 'scopes' | 'resource' | 'schoolId' | 'accessExpiresAt' | 'revokedAt' | 'firstUsedAt' | 'parentPairId'>;
+
 /** A presented access token with its client, its owner and the owner's roles, read together. */
 export interface PresentedAccessToken {
-  pair: TokenPair;
+  pair: AccessTokenPair;
   client: AccessTokenClient;
   /** The resource owner's account; null for a token with no resource owner. */
   user: User | null;
@@ -20,7 +23,8 @@ export interface PresentedAccessToken {
 }
 
 /** A presented refresh token: the token endpoint also authenticates and re-checks the whole client from this read. */
-export interface PresentedRefreshToken extends Omit<PresentedAccessToken, 'client'> {
+export interface PresentedRefreshToken extends Omit<PresentedAccessToken, 'pair' | 'client'> {
+  pair: TokenPair;
   client: OAuthClient;
   /** The client's secret hash (confidential clients), so the token endpoint can authenticate it from this read. */
   clientSecretHash: string | null;
@@ -28,6 +32,7 @@ export interface PresentedRefreshToken extends Omit<PresentedAccessToken, 'clien
 
 // The columns the records are built from (pairFromRow, clientFromRow, userFromRow) and no more: every column read
 // costs its share of the statement's text, the row's metadata and the row's parsing on each request.
+const ACCESS_PAIR_COLUMNS: ReadonlyArray<keyof PairRow> = ['id', 'site_id', 'user_id', 'scope', 'resource', 'school_id', 'access_expires_at', 'revoked_at', 'first_used_at', 'parent_pair_id'];
 const PAIR_COLUMNS: ReadonlyArray<keyof PairRow> = ['id', 'grant_id', 'site_id', 'client_ref', 'user_id', 'scope', 'resource', 'school_id', 'access_expires_at', 'refresh_expires_at', 'auth_time', 'first_used_at', 'revoked_at', 'revoked_reason', 'parent_pair_id', 'successor_pair_id', 'rotation_counter', 'created_at'];
 const ACCESS_CLIENT_COLUMNS = aliased('client', ['id', 'client_id', 'audience']);
 const CLIENT_COLUMNS = aliased('client', ['id', 'site_id', 'client_id', 'name', 'audience', 'confidential', 'token_endpoint_auth_method', 'secret_hash', 'redirect_uris', 'scopes', 'kind', 'reviewed', 'version', 'created_at', 'updated_at']);
@@ -53,7 +58,7 @@ function unaliased<Row>(row: JoinedRow, columns: Aliased): Row {
  * One statement for a presented token: its pair, client, owner and the owner's roles at the site (one row per role),
  * compiled once (a hot path). Nothing is cached: a revoked token is refused by every instance on its next presentation.
  */
-function selectPresentedBy(hashColumn: 't.access_token_hash' | 't.refresh_token_hash', clientColumns: Aliased) {
+function selectPresentedBy(hashColumn: 't.access_token_hash' | 't.refresh_token_hash', pairColumns: ReadonlyArray<keyof PairRow>, clientColumns: Aliased) {
   return compiledSelect<JoinedRow, [string]>((db, tokenHash) =>
     db('token_pairs as t')
       .join('oauth_clients as c', 'c.id', 't.client_ref')
@@ -61,20 +66,20 @@ function selectPresentedBy(hashColumn: 't.access_token_hash' | 't.refresh_token_
       .leftJoin('site_roles as r', (on) => on.on('r.site_id', 't.site_id').andOn('r.user_id', 't.user_id'))
       .where(hashColumn, tokenHash)
       .select(
-        ...PAIR_COLUMNS.map((column) => `t.${column}`),
+        ...pairColumns.map((column) => `t.${column}`),
         ...clientColumns.map(({ column, alias }) => `c.${column} as ${alias}`),
         ...USER_COLUMNS.map(({ column, alias }) => `u.${column} as ${alias}`),
         'r.role',
       ),
   );
 }
-const selectAccessToken = selectPresentedBy('t.access_token_hash', ACCESS_CLIENT_COLUMNS);
-const selectRefreshToken = selectPresentedBy('t.refresh_token_hash', CLIENT_COLUMNS);
+const selectAccessToken = selectPresentedBy('t.access_token_hash', ACCESS_PAIR_COLUMNS, ACCESS_CLIENT_COLUMNS);
+const selectRefreshToken = selectPresentedBy('t.refresh_token_hash', PAIR_COLUMNS, CLIENT_COLUMNS);
 
-function presentedFrom(rows: JoinedRow[]): Omit<PresentedAccessToken, 'client'> {
+/** The owner and the owner's roles (one row per role) of a presented token. */
+function ownerFrom(rows: JoinedRow[]): Pick<PresentedAccessToken, 'user' | 'roles'> {
   const first = rows[0] as JoinedRow;
   return {
-    pair: pairFromRow(first),
     user: first.owner__id === null ? null : userFromRow(unaliased<UserRow>(first, USER_COLUMNS)),
     roles: rows
       .map((row) => row.role)
@@ -87,15 +92,35 @@ function presentedFrom(rows: JoinedRow[]): Omit<PresentedAccessToken, 'client'> 
 /** A presented access token in one round trip: what userinfo, the member API, /mcp and the admin API verify. */
 export async function readAccessToken(db: Database, token: string): Promise<PresentedAccessToken | null> {
   const rows = await selectAccessToken(db, sha256Hex(token));
-  const first = rows[0];
-  if (!first) return null;
-  return { ...presentedFrom(rows), client: { ref: first.client__id as number, clientId: first.client__client_id as string, audience: first.client__audience === 'operator' ? 'operator' : 'member' } };
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    ...ownerFrom(rows),
+    pair: {
+      id: row.id,
+      siteId: row.site_id,
+      userId: row.user_id,
+      scopes: scopesOf(row.scope),
+      resource: row.resource,
+      schoolId: row.school_id,
+      accessExpiresAt: requireDate(row.access_expires_at),
+      revokedAt: toDate(row.revoked_at),
+      firstUsedAt: toDate(row.first_used_at),
+      parentPairId: row.parent_pair_id,
+    },
+    client: { ref: row.client__id as number, clientId: row.client__client_id as string, audience: row.client__audience === 'operator' ? 'operator' : 'member' },
+  };
 }
 
-/** A presented refresh token with its whole client (and secret hash) in one round trip. */
+/** A presented refresh token with its whole pair and client (and secret hash) in one round trip. */
 export async function readRefreshToken(db: Database, token: string): Promise<PresentedRefreshToken | null> {
   const rows = await selectRefreshToken(db, sha256Hex(token));
-  const first = rows[0];
-  if (!first) return null;
-  return { ...presentedFrom(rows), client: clientFromRow(unaliased<ClientRow>(first, CLIENT_COLUMNS)), clientSecretHash: (first.client__secret_hash as string | null | undefined) ?? null };
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    ...ownerFrom(rows),
+    pair: pairFromRow(row),
+    client: clientFromRow(unaliased<ClientRow>(row, CLIENT_COLUMNS)),
+    clientSecretHash: (row.client__secret_hash as string | null | undefined) ?? null,
+  };
 }
