@@ -154,7 +154,9 @@ export interface ServerProcess {
  * first JSON log line with `listeningOn`. Its output is drained and dropped: the product logs every request at info.
  */
 export async function startProcess(entry: string, env: Record<string, string>, nodeOptions: string[] = []): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...nodeOptions, '--import', 'tsx', entry], {
+  // TypeScript sources run through tsx; a built entry (dist/…/*.js) runs on plain node, as `npm start` runs it.
+  const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...nodeOptions, ...loader, entry], {
     cwd: PROJECT_ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,6 +5,8 @@
  * `npm start` would (its own process, NODE_ENV=production, logging at info); the floors in another process over the
  * same database. Loopback only, bounded in time.
  *
+ * `npm run bench -- --memory` measures resident memory instead (test/bench/memory.ts).
+ *
  * For profiling: BENCH_ONLY=<regex> runs the comparisons whose name matches; BENCH_CPU_PROF=<dir> writes a V8 CPU
  * profile of the product (`product/`) and of the floors (`floor/`) there (node --cpu-prof) when they stop.
  */
@@ -12,6 +14,7 @@ import { createSite } from '../../src/sites/sites.js';
 import { createScratchDatabase, type DatabaseKind } from '../support/databases.js';
 import { bareKoa, compare, printComparisons, run, startProcess, type BenchContext, type ComparisonResult } from './harness.js';
 import { mcpComparisons } from './mcp.bench.js';
+import { memoryBench } from './memory.js';
 import { oauthComparisons } from './oauth.bench.js';
 import { syllabusComparisons } from './syllabus.bench.js';
 
@@ -20,6 +23,11 @@ const kinds: DatabaseKind[] = process.env.BENCH_DATABASE === 'mysql' || process.
 const variant = process.env.SCHOOLGATE_VARIANT === 'B' ? 'B' : 'A';
 const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : null;
 const profiling = (side: string) => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', `${process.env.BENCH_CPU_PROF}/${side}`] : []);
+
+if (process.argv.includes('--memory')) {
+  await memoryBench(kinds, variant);
+  process.exit(0);
+}
 
 const bare = await bareKoa();
 const bareFigures = await run({ url: bare.url });
