@@ -1,0 +1,48 @@
+import { expect } from 'chai';
+import { compiledSelect } from '../src/db/compiled-select.js';
+import { describeEachDatabase } from './support/databases.js';
+
+/** Issue 12, item 1: the token read is compiled once and only bound afterwards; it must answer what knex's builder answers. */
+describeEachDatabase('compiledSelect (issue 12)', (scratch) => {
+  before(async () => {
+    const { db } = scratch();
+    await db.schema.createTable('compiled_probe', (table) => {
+      table.integer('id').primary();
+      table.string('name', 40).notNullable();
+      table.integer('size').notNullable();
+    });
+    await db('compiled_probe').insert([
+      { id: 1, name: 'alpha', size: 10 },
+      { id: 2, name: 'beta', size: 20 },
+      { id: 3, name: 'beta', size: 30 },
+    ]);
+  });
+
+  it('answers, for each new value, the rows the query builder answers, from SQL compiled on the first call', async () => {
+    const { db } = scratch();
+    const build = (name: string, minimum: number) => db('compiled_probe as p').where('p.name', name).where('p.size', '>=', minimum).orderBy('p.id').select('p.id', 'p.size as bytes');
+    let builds = 0;
+    const select = compiledSelect<{ id: number; bytes: number }, [string, number]>((_db, name, minimum) => {
+      builds += 1;
+      return build(name, minimum);
+    });
+    for (const [name, minimum] of [['beta', 0], ['beta', 25], ['alpha', 0], ['gamma', 0]] as const) {
+      const rows = await select(db, name, minimum);
+      expect(rows.map((row) => ({ ...row }))).to.deep.equal((await build(name, minimum)).map((row: Record<string, unknown>) => ({ ...row })));
+    }
+    expect(builds).to.equal(1);
+  });
+
+  it('refuses a statement that binds anything but the values it is given', async () => {
+    const { db } = scratch();
+    const select = compiledSelect<{ id: number }, [string]>((_db, name) => db('compiled_probe').where('name', name).where('size', '>', 5).select('id'));
+    let refused: unknown = null;
+    try {
+      await select(db, 'beta');
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).to.be.instanceOf(Error);
+    expect((refused as Error).message).to.match(/must bind exactly the values it is given/);
+  });
+});
