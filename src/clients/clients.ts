@@ -44,13 +44,18 @@ export interface ClientRow {
   updated_at: unknown;
 }
 
+/** The `audience` column: operator clients are marked as such; anything else is a member client. */
+export function audienceOf(column: unknown): Audience {
+  return column === 'operator' ? 'operator' : 'member';
+}
+
 export function clientFromRow(row: ClientRow): OAuthClient {
   return {
     ref: row.id,
     siteId: row.site_id,
     clientId: row.client_id,
     name: row.name,
-    audience: row.audience === 'operator' ? 'operator' : 'member',
+    audience: audienceOf(row.audience),
     confidential: Boolean(row.confidential),
     tokenEndpointAuthMethod: row.token_endpoint_auth_method === 'client_secret_post' ? 'client_secret_post' : 'none',
     redirectUris: parseJsonColumn<string[]>(row.redirect_uris),

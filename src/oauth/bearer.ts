@@ -5,7 +5,8 @@ import type { Database } from '../db/connection.js';
 import type { Site } from '../sites/sites.js';
 import { InsufficientScopeError, InvalidTokenError } from './errors.js';
 import { recordFirstUse } from './tokens/rotation.js';
-import { readAccessToken, type AccessTokenClient, type AccessTokenPair } from './tokens/verification.js';
+import type { AccessTokenPair } from './tokens/store.js';
+import { readAccessToken, type AccessTokenClient } from './tokens/verification.js';
 
 /** A live access token presented to this site, with what resources need of its client. */
 export interface VerifiedToken {

@@ -70,28 +70,36 @@ export interface PairRow {
   created_at: unknown;
 }
 
-/** The space-separated `scope` column as a list (RFC 6749 3.3). */
-export function scopesOf(scope: string): Scope[] {
-  return scope.split(' ').filter(Boolean) as Scope[];
+/** What protected resources check of an access token's pair, and what marking its first use needs. */
+export type AccessTokenPair = Pick<TokenPair, 'id' | 'siteId' | 'userId' | 'scopes' | 'resource' | 'schoolId' | 'accessExpiresAt' | 'revokedAt' | 'firstUsedAt' | 'parentPairId'>;
+
+/** The columns an AccessTokenPair is read from (a presented access token's hot path reads no more). */
+export const ACCESS_PAIR_COLUMNS = ['id', 'site_id', 'user_id', 'scope', 'resource', 'school_id', 'access_expires_at', 'revoked_at', 'first_used_at', 'parent_pair_id'] as const satisfies ReadonlyArray<keyof PairRow>;
+
+export function accessPairFromRow(row: Pick<PairRow, (typeof ACCESS_PAIR_COLUMNS)[number]>): AccessTokenPair {
+  return {
+    id: row.id,
+    siteId: row.site_id,
+    userId: row.user_id,
+    // RFC 6749 3.3: space-separated.
+    scopes: row.scope.split(' ').filter(Boolean) as Scope[],
+    resource: row.resource,
+    schoolId: row.school_id,
+    accessExpiresAt: requireDate(row.access_expires_at),
+    revokedAt: toDate(row.revoked_at),
+    firstUsedAt: toDate(row.first_used_at),
+    parentPairId: row.parent_pair_id,
+  };
 }
 
 export function pairFromRow(row: PairRow): TokenPair {
   return {
-    id: row.id,
+    ...accessPairFromRow(row),
     grantId: row.grant_id,
-    siteId: row.site_id,
     clientRef: row.client_ref,
-    userId: row.user_id,
-    scopes: scopesOf(row.scope),
-    resource: row.resource,
-    schoolId: row.school_id,
-    accessExpiresAt: requireDate(row.access_expires_at),
     refreshExpiresAt: toDate(row.refresh_expires_at),
     authTime: toDate(row.auth_time),
-    firstUsedAt: toDate(row.first_used_at),
-    revokedAt: toDate(row.revoked_at),
     revokedReason: row.revoked_reason,
-    parentPairId: row.parent_pair_id,
     successorPairId: row.successor_pair_id,
     rotationCounter: row.rotation_counter,
     createdAt: requireDate(row.created_at),

@@ -1,16 +1,13 @@
 import { parseRole, type Role } from '../../accounts/roles.js';
 import { userFromRow, type User } from '../../accounts/users.js';
-import { clientFromRow, type ClientRow, type OAuthClient } from '../../clients/clients.js';
+import { audienceOf, clientFromRow, type ClientRow, type OAuthClient } from '../../clients/clients.js';
 import { compiledSelect } from '../../db/compiled-select.js';
-import { requireDate, toDate, type Database } from '../../db/connection.js';
+import type { Database } from '../../db/connection.js';
 import { sha256Hex } from '../../shared/random.js';
-import { pairFromRow, scopesOf, type PairRow, type TokenPair } from './store.js';
+import { ACCESS_PAIR_COLUMNS, accessPairFromRow, pairFromRow, type AccessTokenPair, type PairRow, type TokenPair } from './store.js';
 
 /** What a protected resource needs of the client an access token was issued to. */
 export type AccessTokenClient = Pick<OAuthClient, 'ref' | 'clientId' | 'audience'>;
-
-/** What protected resources check of an access token's pair, and what marking its first use needs. */
-export type AccessTokenPair = Pick<TokenPair, 'id' | 'siteId' | 'userId' | 'scopes' | 'resource' | 'schoolId' | 'accessExpiresAt' | 'revokedAt' | 'firstUsedAt' | 'parentPairId'>;
 
 /** A presented access token with its client, its owner and the owner's roles, read together. */
 export interface PresentedAccessToken {
@@ -30,9 +27,8 @@ export interface PresentedRefreshToken extends Omit<PresentedAccessToken, 'pair'
   clientSecretHash: string | null;
 }
 
-// The columns the records are built from (pairFromRow, clientFromRow, userFromRow) and no more: every column read
+// The columns the records are built from (pairFromRow or accessPairFromRow, clientFromRow, userFromRow) and no more: every column read
 // costs its share of the statement's text, the row's metadata and the row's parsing on each request.
-const ACCESS_PAIR_COLUMNS: ReadonlyArray<keyof PairRow> = ['id', 'site_id', 'user_id', 'scope', 'resource', 'school_id', 'access_expires_at', 'revoked_at', 'first_used_at', 'parent_pair_id'];
 const PAIR_COLUMNS: ReadonlyArray<keyof PairRow> = ['id', 'grant_id', 'site_id', 'client_ref', 'user_id', 'scope', 'resource', 'school_id', 'access_expires_at', 'refresh_expires_at', 'auth_time', 'first_used_at', 'revoked_at', 'revoked_reason', 'parent_pair_id', 'successor_pair_id', 'rotation_counter', 'created_at'];
 const ACCESS_CLIENT_COLUMNS = aliased('client', ['id', 'client_id', 'audience']);
 const CLIENT_COLUMNS = aliased('client', ['id', 'site_id', 'client_id', 'name', 'audience', 'confidential', 'token_endpoint_auth_method', 'secret_hash', 'redirect_uris', 'scopes', 'kind', 'reviewed', 'version', 'created_at', 'updated_at']);
@@ -96,19 +92,8 @@ export async function readAccessToken(db: Database, token: string): Promise<Pres
   if (!row) return null;
   return {
     ...ownerFrom(rows),
-    pair: {
-      id: row.id,
-      siteId: row.site_id,
-      userId: row.user_id,
-      scopes: scopesOf(row.scope),
-      resource: row.resource,
-      schoolId: row.school_id,
-      accessExpiresAt: requireDate(row.access_expires_at),
-      revokedAt: toDate(row.revoked_at),
-      firstUsedAt: toDate(row.first_used_at),
-      parentPairId: row.parent_pair_id,
-    },
-    client: { ref: row.client__id as number, clientId: row.client__client_id as string, audience: row.client__audience === 'operator' ? 'operator' : 'member' },
+    pair: accessPairFromRow(row),
+    client: { ref: row.client__id as number, clientId: row.client__client_id as string, audience: audienceOf(row.client__audience) },
   };
 }
 
