@@ -1,5 +1,6 @@
 import './production-mode.js';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
+import { limitHeapGrowth } from './heap-growth.js';
 import { startServer, StartupError } from './server.js';
 
 /** `npm start`: one clear line and exit 1 for a bad configuration or an unreachable database, before listening. */
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  limitHeapGrowth(config.heapGrowingPercent);
 
   let running;
   try {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { ConfigError, loadConfig, normalizeOrigin, parseDatabaseUrl, parseVariant } from '../src/config/config.js';
+import { limitHeapGrowth } from '../src/heap-growth.js';
 import { runEntry } from './support/processes.js';
 
 describe('configuration (issue 2, bad input)', () => {
@@ -41,6 +42,22 @@ describe('configuration (issue 2, bad input)', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).to.throw(ConfigError, /PORT/);
     expect(() => loadConfig({ TRUST_PROXY: 'maybe' })).to.throw(ConfigError, /TRUST_PROXY/);
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).to.throw(ConfigError, /LOG_LEVEL/);
+  });
+
+  it('bounds heap growth at 50 % unless SCHOOLGATE_HEAP_GROWING_PERCENT says otherwise (0: V8 decides)', () => {
+    expect(loadConfig({}).heapGrowingPercent).to.equal(50);
+    expect(loadConfig({ SCHOOLGATE_HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent).to.equal(0);
+    expect(() => loadConfig({ SCHOOLGATE_HEAP_GROWING_PERCENT: 'low' })).to.throw(ConfigError, /SCHOOLGATE_HEAP_GROWING_PERCENT: "low" is not a whole number/);
+  });
+
+  it('sets the heap growth flag at start-up unless node was given one or it is 0 (issue 12, memory under load)', () => {
+    const set: string[] = [];
+    const record = (flags: string) => set.push(flags);
+    expect(limitHeapGrowth(30, ['--import', 'tsx'], record)).to.equal(true);
+    expect(limitHeapGrowth(50, ['--heap-growing-percent=80'], record)).to.equal(false);
+    expect(limitHeapGrowth(50, ['--heap-growing-percent', '80'], record)).to.equal(false);
+    expect(limitHeapGrowth(0, [], record)).to.equal(false);
+    expect(set).to.deep.equal(['--heap-growing-percent=30']);
   });
 
   describe('start-up stops with one clear line, before listening', function () {

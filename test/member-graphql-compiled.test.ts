@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { makeExecutableSchema } from '@graphql-tools/schema';
 import { execute, parse, type ExecutionResult } from 'graphql';
 import type { Variant } from '../src/config/config.js';
 import { compiledExecutor } from '../src/graphql/compiled.js';
@@ -77,7 +78,11 @@ for (const variant of ['A', 'B'] as const satisfies readonly Variant[]) {
     let userId: number;
     let token: string;
     const { schema } = buildMemberSchema(variant);
-    const compiled = compiledExecutor(schema);
+    // Both ways production and development run: built-in leaf values passed through as the resolvers return them, or serialised.
+    const executors = [
+      ['trusting the resolvers\' leaf values (production)', compiledExecutor(schema, 'trusted')],
+      ['checking every leaf value (development and tests)', compiledExecutor(schema, 'checked')],
+    ] as const;
 
     before(async () => {
       server = await startTestServer(scratch(), { variant });
@@ -95,31 +100,36 @@ for (const variant of ['A', 'B'] as const satisfies readonly Variant[]) {
     }
 
     /** Both executors on fresh contexts (loaders cache per request); the answers as their JSON. */
-    async function both(query: string, variables: Record<string, unknown>, scopes: readonly Scope[], user?: number): Promise<[unknown, unknown]> {
+    async function both(query: string, variables: Record<string, unknown>, scopes: readonly Scope[], user?: number): Promise<[unknown, unknown[]]> {
       const document = parse(query);
       const reference = (await execute({ schema, document, variableValues: variables, contextValue: context(scopes, user) })) as ExecutionResult;
-      const fast = await compiled({ schema, document, variableValues: variables, contextValue: context(scopes, user) });
-      return [JSON.parse(JSON.stringify(reference)), JSON.parse(JSON.stringify(fast))];
+      const fast = await Promise.all(executors.map(([, compiled]) => compiled({ schema, document, variableValues: variables, contextValue: context(scopes, user) })));
+      return [JSON.parse(JSON.stringify(reference)), fast.map((result) => JSON.parse(JSON.stringify(result)) as unknown)];
+    }
+
+    /** Each compiled answer equals graphql-js's, named by the way it was compiled. */
+    function expectSameAnswers(reference: unknown, fast: unknown[]): void {
+      fast.forEach((answer, index) => expect(answer, executors[index]![0]).to.deep.equal(reference));
     }
 
     for (const [name, query, variables] of CASES) {
       it(`answers ${name} exactly like graphql-js`, async () => {
         const [reference, fast] = await both(query, variables, ['account:read', 'account:write']);
-        expect(fast).to.deep.equal(reference);
+        expectSameAnswers(reference, fast);
       });
     }
 
     it('propagates a failed non-null field to its nullable parent like graphql-js (a member who no longer exists)', async () => {
       const [reference, fast] = await both('{ viewer { id enrolledCourses { totalCount } } }', {}, ['account:read'], 987_654_321);
       expect(reference).to.have.property('data', null);
-      expect(fast).to.deep.equal(reference);
+      expectSameAnswers(reference, fast);
     });
 
     if (variant === 'A') {
       it('answers a field needing a scope the token lacks like graphql-js', async () => {
         const [reference, fast] = await both('{ viewer { id } }', {}, ['account:write']);
         expect((reference as { errors?: unknown[] }).errors).to.have.length(1);
-        expect(fast).to.deep.equal(reference);
+        expectSameAnswers(reference, fast);
       });
     }
 
@@ -131,3 +141,32 @@ for (const variant of ['A', 'B'] as const satisfies readonly Variant[]) {
     });
   });
 }
+
+describe('member GraphQL: leaf values in compiled queries', () => {
+  // A resolver that returns a value its scalar would have to convert: graphql-js answers the converted value.
+  const schema = makeExecutableSchema({
+    typeDefs: 'enum Colour { RED } type Query { id: ID! count: Int colour: Colour title: String }',
+    resolvers: { Query: { id: () => 5, count: () => 3, colour: () => 'RED', title: () => 'as returned' } },
+  });
+  const document = parse('{ id count colour title }');
+
+  it('checked (development and tests): a value serialising would change is a field error naming the type', async () => {
+    const result = await compiledExecutor(schema, 'checked')({ schema, document });
+    expect(result.data).to.equal(null);
+    expect(result.errors?.[0]?.message).to.match(/ID cannot represent number 5 as it is/);
+    expect(result.errors?.[0]?.path).to.deep.equal(['id']);
+  });
+
+  it('checked: values already in their serialised form are answered as graphql-js answers them', async () => {
+    const valid = makeExecutableSchema({ typeDefs: 'enum Colour { RED } type Query { id: ID! count: Int colour: Colour }', resolvers: { Query: { id: () => '5', count: () => 3, colour: () => 'RED' } } });
+    const query = parse('{ id count colour }');
+    const result = await compiledExecutor(valid, 'checked')({ schema: valid, document: query });
+    expect(JSON.parse(JSON.stringify(result))).to.deep.equal(JSON.parse(JSON.stringify(await execute({ schema: valid, document: query }))));
+    expect(result).to.deep.equal({ data: { id: '5', count: 3, colour: 'RED' } });
+  });
+
+  it('trusted (production): values are answered as the resolvers return them', async () => {
+    const result = await compiledExecutor(schema, 'trusted')({ schema, document });
+    expect(result).to.deep.equal({ data: { id: 5, count: 3, colour: 'RED', title: 'as returned' } });
+  });
+});

@@ -22,6 +22,8 @@ export interface Config {
   prune: PruneConfig;
   /** How long a site's settings are cached per process; a change made by another process is seen within this. */
   siteCacheSeconds: number;
+  /** How far V8 lets the old generation grow past what survived its last full collection, in percent; 0 leaves it to V8. */
+  heapGrowingPercent: number;
 }
 
 export interface PruneConfig {
@@ -132,5 +134,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retentionDays: parseCount(env.SCHOOLGATE_PRUNE_RETENTION_DAYS, 'SCHOOLGATE_PRUNE_RETENTION_DAYS', 7),
     },
     siteCacheSeconds: parseCount(env.SCHOOLGATE_SITE_CACHE_SECONDS, 'SCHOOLGATE_SITE_CACHE_SECONDS', 5),
+    heapGrowingPercent: parseCount(env.SCHOOLGATE_HEAP_GROWING_PERCENT, 'SCHOOLGATE_HEAP_GROWING_PERCENT', 50),
   };
 }

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
+import { LruCache } from '../shared/lru-cache.js';
 
 const require = createRequire(import.meta.url);
 
@@ -15,16 +16,51 @@ export function sqliteDriver(nodeVersion = process.versions.node): unknown {
 
 type KnexClientClass = NonNullable<Knex.Config['client']>;
 
-interface BetterSqliteClient {
-  _driver(): unknown;
+interface SqliteConnection {
+  prepare(sql: string): unknown;
 }
 
-/** knex's own better-sqlite3 dialect, with its driver taken from sqliteDriver() instead of a fixed require. */
+interface BetterSqliteClient {
+  _driver(): unknown;
+  acquireRawConnection(): Promise<SqliteConnection>;
+}
+
+/** Prepared statements kept per connection; the SQL of a query is fixed by its shape, so a few hundred cover the app. */
+export const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Each statement is prepared once per connection and reused: knex's dialect prepares the SQL on every query, which
+ * was the largest single cost of a short request on SQLite. SQLite re-prepares a reused statement itself when a
+ * migration changes the schema under it; a statement runs to completion before the next (`all`/`run`), so one object
+ * per SQL text is safe to share.
+ */
+function reusingPreparedStatements(connection: SqliteConnection): SqliteConnection {
+  const prepare = connection.prepare.bind(connection);
+  const statements = new LruCache<string, unknown>(STATEMENT_CACHE_SIZE);
+  connection.prepare = (sql: string) => {
+    let statement = statements.get(sql);
+    if (statement === undefined) {
+      statement = prepare(sql);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+  return connection;
+}
+
+/**
+ * knex's own better-sqlite3 dialect, with its driver taken from sqliteDriver() instead of a fixed require and its
+ * statements prepared once per connection.
+ */
 export function betterSqliteClient(): KnexClientClass {
   const Base = require('knex/lib/dialects/better-sqlite3/index.js') as new (...args: unknown[]) => BetterSqliteClient;
   class VersionMatchedBetterSqlite extends Base {
     override _driver(): unknown {
       return sqliteDriver();
+    }
+
+    override async acquireRawConnection(): Promise<SqliteConnection> {
+      return reusingPreparedStatements(await super.acquireRawConnection());
     }
   }
   return VersionMatchedBetterSqlite as unknown as KnexClientClass;

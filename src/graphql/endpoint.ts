@@ -10,7 +10,7 @@ import { AppError, NotFoundError, ValidationError } from '../shared/errors.js';
 import type { Site } from '../sites/sites.js';
 import { compiledExecutor, withLocationsOf } from './compiled.js';
 import { GraphQLContext } from './context.js';
-import { LruCache } from './document-cache.js';
+import { LruCache } from '../shared/lru-cache.js';
 import { depthAndCostRule, LIMITS } from './limits.js';
 import { buildMemberSchema } from './schema.js';
 import { scopesNeededBy } from './scopes.js';

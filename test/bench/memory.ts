@@ -17,14 +17,12 @@ import { createSite } from '../../src/sites/sites.js';
 import { createScratchDatabase, type DatabaseKind } from '../support/databases.js';
 import { memberToken } from '../support/member-api.js';
 import { makeClient } from '../support/oauth-fixtures.js';
-import { CONNECTIONS, startProcess } from './harness.js';
+import { CONNECTIONS, PRODUCT_NODE_FLAGS, startProcess } from './harness.js';
 import { BENCH_MEMBER_EMAIL, SYLLABUS_QUERY, syllabusDocument } from './syllabus-data.js';
 
 const LOAD_SECONDS = Number(process.env.BENCH_MEMORY_SECONDS ?? 180);
 const SAMPLE_SECONDS = Number(process.env.BENCH_MEMORY_SAMPLE_SECONDS ?? 5);
 const IDLE_SECONDS = 60;
-/** V8 flags for the product (e.g. `--max-old-space-size=128`), to see what a heap limit trades for memory. */
-const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 /** Targets: resident memory when idle after start-up, and at its highest under the load. */
 const IDLE_TARGET_MB = 120;
 const PEAK_TARGET_MB = 200;
@@ -43,7 +41,7 @@ const verdict = (value: number, target: number) => `${mb(value)} MB (target ≤ 
 
 async function measure(kind: DatabaseKind, variant: 'A' | 'B'): Promise<void> {
   const scratch = await createScratchDatabase(kind);
-  const product = await startProcess('dist/src/main.js', { DATABASE_URL: scratch.url, SCHOOLGATE_VARIANT: variant, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'production', LOG_LEVEL: 'info', SCHOOLGATE_DEMO: 'false', SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0' }, NODE_FLAGS);
+  const product = await startProcess('dist/src/main.js', { DATABASE_URL: scratch.url, SCHOOLGATE_VARIANT: variant, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'production', LOG_LEVEL: 'info', SCHOOLGATE_DEMO: 'false', SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0' }, PRODUCT_NODE_FLAGS);
   const pid = product.child.pid;
   if (pid === undefined) throw new Error('the product process has no pid');
   try {
@@ -81,7 +79,7 @@ async function measure(kind: DatabaseKind, variant: 'A' | 'B'): Promise<void> {
     const after = residentMemory(pid);
 
     const curve = (points: Array<{ second: number; rss: number }>) => points.map((point) => `${point.second}: ${mb(point.rss)}`).join(', ');
-    process.stdout.write(`\nschoolgate memory (${kind}, variant ${variant}): node ${[...NODE_FLAGS, 'dist/src/main.js'].join(' ')}, ${CONNECTIONS} connections, ${LOAD_SECONDS}s of userinfo + syllabus, Node ${process.version}\n\n`);
+    process.stdout.write(`\nschoolgate memory (${kind}, variant ${variant}): node ${[...PRODUCT_NODE_FLAGS, 'dist/src/main.js'].join(' ')}, ${CONNECTIONS} connections, ${LOAD_SECONDS}s of userinfo + syllabus, Node ${process.version}\n\n`);
     process.stdout.write(`RSS while idle after start-up (s: MB): ${curve(idleCurve)}\n`);
     process.stdout.write(`RSS under load, every ${SAMPLE_SECONDS}s (s: MB): ${curve(samples)}\n\n`);
     process.stdout.write(`| measure | value |\n| --- | --- |\n`);

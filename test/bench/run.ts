@@ -12,7 +12,7 @@
  */
 import { createSite } from '../../src/sites/sites.js';
 import { createScratchDatabase, type DatabaseKind } from '../support/databases.js';
-import { bareKoa, compare, printComparisons, run, startProcess, type BenchContext, type ComparisonResult } from './harness.js';
+import { bareKoa, compare, PRODUCT_NODE_FLAGS, printComparisons, run, startProcess, type BenchContext, type ComparisonResult } from './harness.js';
 import { mcpComparisons } from './mcp.bench.js';
 import { memoryBench } from './memory.js';
 import { oauthComparisons } from './oauth.bench.js';
@@ -37,7 +37,7 @@ process.stdout.write(`bare Koa route on this machine: ${bareFigures.requestsPerS
 for (const kind of kinds) {
   const scratch = await createScratchDatabase(kind);
   const env = { DATABASE_URL: scratch.url, SCHOOLGATE_VARIANT: variant };
-  const product = await startProcess('src/main.ts', { ...env, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'production', LOG_LEVEL: 'info', SCHOOLGATE_DEMO: 'false', SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0' }, profiling('product'));
+  const product = await startProcess('src/main.ts', { ...env, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'production', LOG_LEVEL: 'info', SCHOOLGATE_DEMO: 'false', SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0' }, [...PRODUCT_NODE_FLAGS, ...profiling('product')]);
   const floors = await startProcess('test/bench/floors/server.ts', env, profiling('floor'));
   try {
     const site = await createSite(scratch.db, { origin: product.url, name: 'Bench School', subdomain: 'bench' });

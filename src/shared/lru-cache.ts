@@ -1,4 +1,4 @@
-/** A small least-recently-used map: parsed and validated documents are reused across requests (clients repeat queries). */
+/** A small least-recently-used map (validated GraphQL documents, prepared SQLite statements): bounded, so a client cannot grow it without limit. */
 export class LruCache<K, V> {
   private readonly entries = new Map<K, V>();
   constructor(private readonly capacity: number) {}
