@@ -99,7 +99,7 @@ for (const variant of ['A', 'B'] as const satisfies readonly Variant[]) {
       return member;
     }
 
-    /** Both executors on fresh contexts (loaders cache per request); the answers as their JSON. */
+    /** graphql-js and each compiled executor on fresh contexts (loaders cache per request); the answers as their JSON. */
     async function both(query: string, variables: Record<string, unknown>, scopes: readonly Scope[], user?: number): Promise<[unknown, unknown[]]> {
       const document = parse(query);
       const reference = (await execute({ schema, document, variableValues: variables, contextValue: context(scopes, user) })) as ExecutionResult;
