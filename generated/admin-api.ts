@@ -550,8 +550,9 @@ export interface paths {
          * Add a member
          * @description Gives the account with this `email` the `roles` at this site. When no account has the email, a
          *     new one is created with `name` and without a password; it cannot sign in with a password until
-         *     one is set (see docs/admin-people.md, "Signing in"). An existing account keeps its name (accounts
-         *     are shared by every site). An account that already holds a role here: 409 `member_exists`.
+         *     one is set (see docs/admin-people.md, "Signing in"). For an existing account, `name` becomes this
+         *     site's name for the member; the account itself and what other sites show of it stay (accounts are
+         *     shared by every site). An account that already holds a role here: 409 `member_exists`.
          *     Only an owner may grant `owner` (409 `owner_role_restricted`).
          */
         post: operations["createMember"];
@@ -2473,9 +2474,9 @@ export interface components {
              * @description Sign-in email of the account (lower case).
              */
             readonly email: string;
-            /** @description Display name of the account. */
+            /** @description The member's name at this site (the one this site gave them, else the account's own). */
             readonly name: string;
-            /** @description Avatar picture URL of the account, or `null`. */
+            /** @description The member's picture URL at this site (the one this site gave them, else the account's own), or `null`. */
             readonly avatarUrl: string | null;
             /** @description The member's roles at this site, in the order owner, operator, staff, lecturer, student. */
             roles: components["schemas"]["MemberRole"][];

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { grantRole } from '../src/accounts/roles.js';
 import { createUser } from '../src/accounts/users.js';
+import { importSiteDocument } from '../src/import/import-site.js';
 import { AdminApi, issueToken, type Schemas } from './support/admin.js';
 import { describeEachDatabase } from './support/databases.js';
 import { makeUser } from './support/oauth-fixtures.js';
@@ -57,12 +58,15 @@ describeEachDatabase('admin API: members and roles', (scratch) => {
       expect(again.etag).to.equal(answer.headers.get('etag'));
     });
 
-    it("gives an existing account of another site the roles here, keeps its name and shows this site's roles only", async () => {
+    it("gives an existing account of another site the roles and this site's name for them, and changes nothing the other site shows", async () => {
       const elsewhere = await makeUser(scratch().db, server.siteB, ['operator', 'lecturer'], 'Shared Person');
-      const { member } = await add({ email: elsewhere.email.toUpperCase(), name: 'Renamed By Site A', roles: ['student'] });
-      expect(member).to.include({ id: elsewhere.id, name: 'Shared Person', email: elsewhere.email });
+      const atB = await read(elsewhere.id, siteBApi);
+      const { member } = await add({ email: elsewhere.email.toUpperCase(), name: 'Named By Site A', roles: ['student'] });
+      expect(member).to.include({ id: elsewhere.id, name: 'Named By Site A', email: elsewhere.email });
       expect(member.roles).to.deep.equal(['student']);
-      expect((await read(elsewhere.id, siteBApi)).member.roles).to.deep.equal(['operator', 'lecturer']);
+      expect(await read(elsewhere.id, siteBApi)).to.deep.equal(atB);
+      expect(atB.member).to.include({ name: 'Shared Person' });
+      expect(atB.member.roles).to.deep.equal(['operator', 'lecturer']);
       const twice = await api.call('createMember', { body: { email: elsewhere.email, name: 'x', roles: ['staff'] } });
       expect(twice.status).to.equal(409);
       expect(twice.problem.code).to.equal('member_exists');
@@ -215,18 +219,23 @@ describeEachDatabase('admin API: members and roles', (scratch) => {
       expect(afterEtag).to.equal(winner?.headers.get('etag'));
     });
 
-    it('moves the ETag when the roles change elsewhere (CLI grant) or the account changes (import)', async () => {
+    it('moves the ETag when the roles change elsewhere (CLI grant), the account changes or the import renames the member here', async () => {
       const { member, etag } = await add({ email: 'elsewhere@example.com', name: 'Changed Elsewhere', roles: ['student'] });
       await grantRole(scratch().db, server.siteA.id, member.id, 'lecturer');
       const afterGrant = await read(member.id);
       expect(afterGrant.etag).to.not.equal(etag);
       expect(afterGrant.member.roles).to.deep.equal(['lecturer', 'student']);
       expect((await api.call('updateMember', { path: { userId: String(member.id) }, headers: { 'if-match': etag }, body: { roles: ['student'] } })).status).to.equal(412);
-      await scratch().db('users').where({ id: member.id }).update({ name: 'Renamed By Import', updated_at: new Date(Date.now() + 5000) });
+      await scratch().db('users').where({ id: member.id }).update({ updated_at: new Date(Date.now() + 5000) });
+      const afterAccount = await read(member.id);
+      expect(afterAccount.etag).to.not.equal(afterGrant.etag);
+      expect((await api.call('updateMember', { path: { userId: String(member.id) }, headers: { 'if-match': afterGrant.etag }, body: { roles: ['student'] } })).status).to.equal(412);
+      const site = { origin: server.siteA.origin, name: server.siteA.name };
+      await importSiteDocument(scratch().db, { formatVersion: 1, site, users: [{ email: member.email, name: 'Renamed By Import', roles: ['lecturer', 'student'] }] });
       const afterRename = await read(member.id);
       expect(afterRename.member.name).to.equal('Renamed By Import');
-      expect(afterRename.etag).to.not.equal(afterGrant.etag);
-      expect((await api.call('updateMember', { path: { userId: String(member.id) }, headers: { 'if-match': afterGrant.etag }, body: { roles: ['student'] } })).status).to.equal(412);
+      expect(afterRename.etag).to.not.equal(afterAccount.etag);
+      expect((await api.call('updateMember', { path: { userId: String(member.id) }, headers: { 'if-match': afterAccount.etag }, body: { roles: ['student'] } })).status).to.equal(412);
       expect((await api.call('updateMember', { path: { userId: String(member.id) }, headers: { 'if-match': afterRename.etag }, body: { roles: ['student'] } })).status).to.equal(200);
     });
 

@@ -183,8 +183,11 @@ describeEachDatabase('site import', (scratch) => {
     expect(Boolean(site.mcp_connections_enabled)).to.equal(true);
     expect(site).to.include({ name: 'Northwind Academy of Design', subdomain: 'localhost-3000', timezone: 'Asia/Taipei', default_currency: 'TWD' });
 
+    // An imported password signs the account in at this site only: it is stored on the membership, not the account.
     const mia = await db('users').where({ email: DEMO_LOGINS.member.email }).first();
-    expect(await verifyPassword(DEMO_LOGINS.member.password, mia.password_hash)).to.equal(true);
+    expect(mia.password_hash).to.equal(null);
+    const miaHere = await db('site_memberships').where({ site_id: site.id, user_id: mia.id }).first();
+    expect(await verifyPassword(DEMO_LOGINS.member.password, miaHere.password_hash)).to.equal(true);
     const operator = await db('oauth_clients').where({ client_id: DEMO_CLIENTS.operator.clientId }).first();
     expect(clientSecretMatches(DEMO_CLIENTS.operator.clientSecret, operator.secret_hash)).to.equal(true);
     expect(operator.token_endpoint_auth_method).to.equal('client_secret_post');
@@ -319,14 +322,16 @@ describeEachDatabase('site import', (scratch) => {
       redirectUris: ['https://console.example/callback'],
     });
     const report = await importSiteDocument(db, document);
-    expect(report.counts.users).to.deep.equal({ created: 0, updated: 1, unchanged: document.users!.length - 1 });
+    expect(report.counts.users).to.deep.equal({ created: 0, updated: 0, unchanged: document.users!.length });
+    expect(report.counts.site_memberships).to.deep.equal({ created: 0, updated: 1, unchanged: document.users!.length - 1 });
     expect(report.counts.oauth_clients).to.include({ created: 1, updated: 0 });
     const [generated] = report.generatedClientSecrets;
     expect(generated?.clientId).to.equal('generated-secret-console');
     const row = await db('oauth_clients').where({ client_id: 'generated-secret-console' }).first();
     expect(clientSecretMatches(generated?.clientSecret ?? '', row.secret_hash)).to.equal(true);
     const user = await db('users').where({ email: DEMO_LOGINS.staff.email }).first();
-    expect(await verifyPassword('a-brand-new-staff-password', user.password_hash)).to.equal(true);
+    const membership = await db('site_memberships').where({ user_id: user.id }).first();
+    expect(await verifyPassword('a-brand-new-staff-password', membership.password_hash)).to.equal(true);
 
     // The same document again: the stored hash verifies, the stored secret is kept, nothing is written.
     const before = await snapshot(db);

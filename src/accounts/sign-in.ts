@@ -3,7 +3,7 @@ import type { Database } from '../db/connection.js';
 import { hit, release } from '../shared/rate-limit.js';
 import { sha256Hex } from '../shared/random.js';
 import { hashPassword, verifyPassword } from './passwords.js';
-import { findUserByEmail, normalizeEmail, type User } from './users.js';
+import { findUserByEmail, getUserAt, normalizeEmail, type User } from './users.js';
 
 /**
  * Password sign-in with rate limits per account and per client address, counted in the database so every instance
@@ -62,29 +62,44 @@ function hashForMissingAccount(): Promise<string> {
   return dummyHash;
 }
 
-async function checkPassword(db: Database, email: string, password: string): Promise<User | null> {
+/**
+ * The password hashes that sign the account in at this site: the one this site gave it (import), then the account's
+ * own. Another site's password never counts here (docs/data-model.md, Accounts shared by schools).
+ */
+async function passwordHashesAt(db: Database, siteId: number, email: string): Promise<{ userId: number; hashes: string[] } | null> {
   let account: Awaited<ReturnType<typeof findUserByEmail>> = null;
   try {
     account = await findUserByEmail(db, email);
   } catch {
-    account = null; // a malformed email names no account
+    return null; // a malformed email names no account
   }
-  const stored = account?.passwordHash ?? (await hashForMissingAccount());
-  const matches = password.length <= MAX_PASSWORD_LENGTH && (await verifyPassword(password, stored));
-  if (!account || account.passwordHash === null || !matches) return null;
-  const { passwordHash: _hash, ...user } = account;
-  return user;
+  if (!account) return null;
+  const membership: { password_hash: string | null } | undefined = await db('site_memberships').where({ site_id: siteId, user_id: account.id }).first('password_hash');
+  const hashes = [membership?.password_hash, account.passwordHash].filter((hash): hash is string => typeof hash === 'string');
+  return { userId: account.id, hashes };
 }
 
-/** Checks an email and password against the rate limits and the account's scrypt hash. */
-export async function signInWithPassword(db: Database, input: { email: string; password: string; clientAddress: string }): Promise<SignInOutcome> {
+async function checkPassword(db: Database, siteId: number, email: string, password: string): Promise<User | null> {
+  if (password.length > MAX_PASSWORD_LENGTH) return null;
+  const found = await passwordHashesAt(db, siteId, email);
+  if (!found || found.hashes.length === 0) {
+    // One verification anyway: an unknown email, or an account without a password, costs what a wrong password costs.
+    await verifyPassword(password, await hashForMissingAccount());
+    return null;
+  }
+  for (const hash of found.hashes) if (await verifyPassword(password, hash)) return getUserAt(db, siteId, found.userId);
+  return null;
+}
+
+/** Checks an email and password at a site against the rate limits and the account's scrypt hashes there. */
+export async function signInWithPassword(db: Database, input: { siteId: number; email: string; password: string; clientAddress: string }): Promise<SignInOutcome> {
   const buckets = signInBuckets(input.email, input.clientAddress);
   const { perAccount, perAddress } = SIGN_IN_LIMITS;
   const byAddress = await hit(db, buckets.address, perAddress.windowSeconds, perAddress.limit);
   if (!byAddress.allowed) return { kind: 'rate_limited', limitedBy: 'address', retryAfterSeconds: byAddress.retryAfterSeconds };
   const byAccount = await hit(db, buckets.account, perAccount.windowSeconds, perAccount.limit);
   if (!byAccount.allowed) return { kind: 'rate_limited', limitedBy: 'account', retryAfterSeconds: byAccount.retryAfterSeconds };
-  const user = await checkPassword(db, input.email, input.password);
+  const user = await checkPassword(db, input.siteId, input.email, input.password);
   if (!user) return { kind: 'invalid_credentials' };
   await release(db, buckets.address, perAddress.windowSeconds);
   await release(db, buckets.account, perAccount.windowSeconds);

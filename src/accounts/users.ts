@@ -1,6 +1,7 @@
 import { requireDate, type Database } from '../db/connection.js';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { hashPassword } from './passwords.js';
+import { joinSiteProfile, profileColumn } from './site-profiles.js';
 
 export interface User {
   id: number;
@@ -19,7 +20,7 @@ interface UserRow {
   created_at: unknown;
 }
 
-export function userFromRow(row: UserRow): User {
+export function userFromRow(row: Omit<UserRow, 'password_hash'>): User {
   return { id: row.id, email: row.email, name: row.name, avatarUrl: row.avatar_url, createdAt: requireDate(row.created_at) };
 }
 
@@ -46,6 +47,14 @@ export async function findUserByEmail(db: Database, email: string): Promise<(Use
 
 export async function getUser(db: Database, id: number): Promise<User> {
   const row = await db<UserRow>('users').where({ id }).first();
+  if (!row) throw new NotFoundError(`user ${id} does not exist`, 'user_not_found');
+  return userFromRow(row);
+}
+
+/** The account as a site shows it: its name and picture at that site (the school's, else the account's own). */
+export async function getUserAt(db: Database, siteId: number, id: number): Promise<User> {
+  const row: Omit<UserRow, 'password_hash'> | undefined = await joinSiteProfile(db('users').where('users.id', id), siteId, 'users.id')
+    .first('users.id', 'users.email', profileColumn(db, 'name', 'name'), profileColumn(db, 'avatar_url', 'avatar_url'), 'users.created_at');
   if (!row) throw new NotFoundError(`user ${id} does not exist`, 'user_not_found');
   return userFromRow(row);
 }

@@ -1,3 +1,4 @@
+import { joinSiteProfile, profileColumn } from '../accounts/site-profiles.js';
 import { isSiteMember } from '../accounts/roles.js';
 import type { Knex } from 'knex';
 import { requireDate, toDate, type Database } from '../db/connection.js';
@@ -251,8 +252,7 @@ interface OwnershipRow {
 }
 
 function ownershipsQuery(db: Queryable, siteId: number, productId: number): Knex.QueryBuilder {
-  return db('digital_product_ownerships')
-    .join('users', 'users.id', 'digital_product_ownerships.user_id')
+  return joinSiteProfile(db('digital_product_ownerships').join('users', 'users.id', 'digital_product_ownerships.user_id'), siteId, 'digital_product_ownerships.user_id')
     .where('digital_product_ownerships.site_id', siteId)
     .andWhere('digital_product_ownerships.product_id', productId)
     .select(
@@ -262,7 +262,7 @@ function ownershipsQuery(db: Queryable, siteId: number, productId: number): Knex
       'digital_product_ownerships.acquired_at as acquired_at',
       'digital_product_ownerships.expires_at as expires_at',
       'digital_product_ownerships.created_at as created_at',
-      'users.name as member_name',
+      profileColumn(db, 'name', 'member_name'),
       'users.email as member_email',
     );
 }

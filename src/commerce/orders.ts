@@ -1,3 +1,4 @@
+import { joinSiteProfile, profileColumn } from '../accounts/site-profiles.js';
 import type { Knex } from 'knex';
 import { requireDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
@@ -110,10 +111,9 @@ function lower<T extends string>(value: T): Lowercase<T> {
 }
 
 function ordersQuery(db: Database, siteId: number): Knex.QueryBuilder {
-  return db('payments')
-    .join('users', 'users.id', 'payments.user_id')
+  return joinSiteProfile(db('payments').join('users', 'users.id', 'payments.user_id'), siteId, 'payments.user_id')
     .where('payments.site_id', siteId)
-    .select([...PAYMENT_COLUMNS, 'payments.user_id', 'payments.updated_at', 'payments.installment_interval', 'users.name as member_name', 'users.email as member_email']);
+    .select([...PAYMENT_COLUMNS, 'payments.user_id', 'payments.updated_at', 'payments.installment_interval', profileColumn(db, 'name', 'member_name'), 'users.email as member_email']);
 }
 
 /** Net of a payment as the orders and the analytics count it: paid amount minus refunds; nothing for unpaid ones. */

@@ -1,3 +1,4 @@
+import { joinSiteProfile, profileColumn } from '../accounts/site-profiles.js';
 import type { Knex } from 'knex';
 import { requireDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
@@ -51,10 +52,9 @@ function commentFromRow(row: CommentRow): Comment {
 }
 
 function commentsOf(db: Queryable, siteId: number): Knex.QueryBuilder {
-  return db('comments')
-    .join('users', 'users.id', 'comments.user_id')
+  return joinSiteProfile(db('comments').join('users', 'users.id', 'comments.user_id'), siteId, 'comments.user_id')
     .where('comments.site_id', siteId)
-    .select('comments.id', 'comments.target_kind', 'comments.target_id', 'comments.body', 'comments.state', 'comments.user_id', 'users.name as author_name', 'comments.created_at', 'comments.updated_at');
+    .select('comments.id', 'comments.target_kind', 'comments.target_id', 'comments.body', 'comments.state', 'comments.user_id', profileColumn(db, 'name', 'author_name'), 'comments.created_at', 'comments.updated_at');
 }
 
 export async function requireComment(db: Queryable, siteId: number, commentId: number): Promise<Comment> {

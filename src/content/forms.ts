@@ -1,3 +1,4 @@
+import { joinSiteProfile, profileColumn } from '../accounts/site-profiles.js';
 import type { Knex } from 'knex';
 import { requireDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
@@ -158,10 +159,9 @@ const RESPONSE_SORTS: SortColumns<'submittedAt'> = {
 /** One page of a form's responses (404 when the form is not this site's), newest first unless `sort` says otherwise. */
 export async function listFormResponses(db: Database, siteId: number, formId: number, query: ListQuery): Promise<{ responses: FormResponse[]; nextCursor: string | null }> {
   const form = await requireForm(db, siteId, formId);
-  const builder = db('form_responses')
-    .leftJoin('users', 'users.id', 'form_responses.user_id')
+  const builder = joinSiteProfile(db('form_responses').leftJoin('users', 'users.id', 'form_responses.user_id'), siteId, 'form_responses.user_id')
     .where('form_responses.form_id', form.id)
-    .select('form_responses.id', 'form_responses.form_id', 'form_responses.user_id', 'users.name as respondent_name', 'form_responses.answers', 'form_responses.submitted_at');
+    .select('form_responses.id', 'form_responses.form_id', 'form_responses.user_id', profileColumn(db, 'name', 'respondent_name'), 'form_responses.answers', 'form_responses.submitted_at');
   const page = await listPage<ResponseRow, keyof typeof RESPONSE_SORTS>(builder, query, { sorts: RESPONSE_SORTS, defaultSort: '-submittedAt', filters: { formId }, idColumn: 'form_responses.id' });
   return {
     responses: page.rows.map((row) => ({

@@ -1,3 +1,4 @@
+import { joinSiteProfile, profileColumn } from '../accounts/site-profiles.js';
 import { isSiteMember } from '../accounts/roles.js';
 import type { Knex } from 'knex';
 import { requireDate, toDate, type Database } from '../db/connection.js';
@@ -58,10 +59,9 @@ function postFromRow(row: PostRow): Post {
 }
 
 function postsOf(db: Queryable, siteId: number): Knex.QueryBuilder {
-  return db('posts')
-    .leftJoin('users', 'users.id', 'posts.author_user_id')
+  return joinSiteProfile(db('posts').leftJoin('users', 'users.id', 'posts.author_user_id'), siteId, 'posts.author_user_id')
     .where('posts.site_id', siteId)
-    .select('posts.id', 'posts.slug', 'posts.title', 'posts.body', 'posts.status', 'posts.author_user_id', 'users.name as author_name', 'posts.published_at', 'posts.version', 'posts.created_at', 'posts.updated_at');
+    .select('posts.id', 'posts.slug', 'posts.title', 'posts.body', 'posts.status', 'posts.author_user_id', profileColumn(db, 'name', 'author_name'), 'posts.published_at', 'posts.version', 'posts.created_at', 'posts.updated_at');
 }
 
 export async function requirePost(db: Queryable, siteId: number, postId: number): Promise<Post> {

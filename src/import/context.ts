@@ -9,6 +9,7 @@ export const IMPORT_TABLES = [
   'site_metadata_document_hosts',
   'users',
   'site_roles',
+  'site_memberships',
   'lecturer_profiles',
   'courses',
   'course_lecturers',

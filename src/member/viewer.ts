@@ -1,3 +1,4 @@
+import { joinSiteProfile, profileColumn } from '../accounts/site-profiles.js';
 import { NotFoundError } from '../shared/errors.js';
 import type { MemberContext } from './context.js';
 
@@ -18,10 +19,11 @@ interface UserRow {
   avatar_url: string | null;
 }
 
-/** The member behind the request (one query, cached for the request). */
+/** The member behind the request, as the request's site shows them (one query, cached for the request). */
 export async function viewerIdentity(ctx: MemberContext): Promise<ViewerRecord> {
   const loader = ctx.loader<number, ViewerRecord | null>('viewer-identity', async (ids) => {
-    const rows: UserRow[] = await ctx.db('users').whereIn('id', [...ids]).select('id', 'name', 'email', 'avatar_url');
+    const query = joinSiteProfile(ctx.db('users').whereIn('users.id', [...ids]), ctx.site.id, 'users.id');
+    const rows: UserRow[] = await query.select('users.id', profileColumn(ctx.db, 'name', 'name'), 'users.email', profileColumn(ctx.db, 'avatar_url', 'avatar_url'));
     const byId = new Map(rows.map((row) => [Number(row.id), row]));
     return ids.map((id) => {
       const row = byId.get(id);

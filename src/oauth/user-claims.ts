@@ -1,5 +1,5 @@
 import { rolesAt, type Role } from '../accounts/roles.js';
-import { getUser, type User } from '../accounts/users.js';
+import { getUserAt, type User } from '../accounts/users.js';
 import type { Scope } from '../clients/scopes.js';
 import type { Variant } from '../config/config.js';
 import type { Database } from '../db/connection.js';
@@ -20,7 +20,7 @@ export interface UserClaims {
  * scope, `name` (and in variant A `picture`) the profile scope (OIDC Core 5.4). Never a `resource` claim (spec: Userinfo).
  */
 export async function userClaims(db: Database, site: Site, userId: number, scopes: readonly Scope[], variant: Variant): Promise<UserClaims> {
-  const [user, roles] = await Promise.all([getUser(db, userId), rolesAt(db, site.id, userId)]);
+  const [user, roles] = await Promise.all([getUserAt(db, site.id, userId), rolesAt(db, site.id, userId)]);
   return claimsOf(user, roles, site, scopes, variant);
 }
 

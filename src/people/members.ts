@@ -1,4 +1,5 @@
 import { isSiteMember, OPERATOR_ROLES, ROLES, parseRole, recordMembershipChange, type Role } from '../accounts/roles.js';
+import { joinSiteProfile, profileColumn, SHOWN_NAME } from '../accounts/site-profiles.js';
 import { createUser, normalizeEmail } from '../accounts/users.js';
 import { isMysql, requireDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
@@ -11,14 +12,15 @@ import { revokeTokensNoLongerPermitted } from '../oauth/tokens/access-removal.js
 
 /**
  * Members of a site (docs/admin-people.md): an account (`users`, global across sites) with at least one row in
- * `site_roles` for the site. Only the site's own roles are read or written here; the account's name and email are
- * shown but never changed (another site's operator must not rename a shared account).
+ * `site_roles` for the site. Only the site's own rows are read or written here: the roles, and the name and picture the
+ * site gives the member on its `site_memberships` row (src/accounts/site-profiles.ts); the account itself is never
+ * changed (another site's operator must not rename a shared account).
  *
  * Concurrency: site_roles has one row per role and no version, so each (site, account) has a `site_memberships` row
  * (migration 0010) whose version every change of the role set bumps (src/accounts/roles.ts recordMembershipChange).
- * A member's ETag is that version plus the account's `updated_at` (the only other thing in the representation that
- * can change, through the importer): `"v<version>.<updated_at in ms>"`. A PATCH starts its transaction with the
- * compare-and-set on the membership row, so of two PATCHes based on one ETag exactly one wins.
+ * A member's ETag is that version (which the importer's profile changes bump too) plus the account's `updated_at`:
+ * `"v<version>.<updated_at in ms>"`. A PATCH starts its transaction with the compare-and-set on the membership row, so
+ * of two PATCHes based on one ETag exactly one wins.
  */
 
 export interface Member {
@@ -86,22 +88,19 @@ function membersQuery(db: Database, siteId: number, filters: MemberFilters & { u
   const grouped = db('site_roles').where('site_id', siteId).groupBy('user_id').select('user_id', db.raw('MIN(created_at) as joined_at'));
   if (filters.role !== undefined) grouped.whereIn('user_id', db('site_roles').where({ site_id: siteId, role: filters.role }).select('user_id'));
   if (filters.userId !== undefined) grouped.where('user_id', filters.userId);
-  const rows = db
-    .from(grouped.as('m'))
-    .join('users', 'users.id', 'm.user_id')
-    .select(
-      'users.id as id',
-      'users.email as email',
-      'users.name as name',
-      db.raw('LOWER(users.name) as name_key'),
-      'users.avatar_url as avatar_url',
-      'users.updated_at as user_updated_at',
-      'm.joined_at as joined_at',
-    );
+  const rows = joinSiteProfile(db.from(grouped.as('m')).join('users', 'users.id', 'm.user_id'), siteId, 'm.user_id').select(
+    'users.id as id',
+    'users.email as email',
+    profileColumn(db, 'name', 'name'),
+    db.raw(`LOWER(${SHOWN_NAME}) as name_key`),
+    profileColumn(db, 'avatar_url', 'avatar_url'),
+    'users.updated_at as user_updated_at',
+    'm.joined_at as joined_at',
+  );
   if (filters.q !== undefined) {
     const pattern = containsPattern(filters.q);
     rows.andWhere((search) => {
-      search.whereRaw("LOWER(users.name) LIKE ? ESCAPE '!'", [pattern]).orWhereRaw("LOWER(users.email) LIKE ? ESCAPE '!'", [pattern]);
+      search.whereRaw(`LOWER(${SHOWN_NAME}) LIKE ? ESCAPE '!'`, [pattern]).orWhereRaw("LOWER(users.email) LIKE ? ESCAPE '!'", [pattern]);
     });
   }
   return db.from(rows.as('members')).select('members.*');
@@ -186,8 +185,9 @@ export interface NewMember {
 }
 
 /**
- * Gives the account with this email the roles at this site, creating the account (without a password) when no account
- * has the email. An existing account keeps its name. 409 `member_exists` when it already holds a role here.
+ * Gives the account with this email the roles at this site and `name` as its name here, creating the account (without a
+ * password) when no account has the email. A shared account's own name stays. 409 `member_exists` when it already
+ * holds a role here.
  */
 export async function addMember(db: Database, siteId: number, actor: Actor, input: NewMember): Promise<{ member: Member; accountCreated: boolean }> {
   const email = normalizeEmail(input.email);
@@ -207,6 +207,8 @@ export async function addMember(db: Database, siteId: number, actor: Actor, inpu
     const now = new Date();
     await trx('site_roles').insert(roles.map((role) => ({ site_id: siteId, user_id: id, role, created_at: now })));
     await recordMembershipChange(trx, siteId, id, now);
+    // The name is this site's name for the member; a shared account's own name and other sites' names stay.
+    await trx('site_memberships').where({ site_id: siteId, user_id: id }).update({ name: input.name.trim() });
     return { userId: id, accountCreated: !existing };
   });
   return { member: await requireMember(db, siteId, userId), accountCreated };

@@ -1,3 +1,4 @@
+import { joinSiteProfile, profileColumn } from '../accounts/site-profiles.js';
 import { canonicalTimeZone } from '../shared/time.js';
 import type { Queryable } from '../db/queries.js';
 import type { FieldProblem } from '../shared/errors.js';
@@ -53,10 +54,11 @@ export async function usersWithRoleAt(db: Queryable, siteId: number, userIds: re
   return new Set(rows.map((row) => Number(row.user_id)));
 }
 
-/** Id, name and email of users, by id (one query). */
-export async function memberRefs(db: Queryable, userIds: readonly number[]): Promise<Map<number, MemberRef>> {
+/** Id, name (as the site shows it) and email of users, by id (one query). */
+export async function memberRefs(db: Queryable, siteId: number, userIds: readonly number[]): Promise<Map<number, MemberRef>> {
   if (userIds.length === 0) return new Map();
-  const rows = (await db('users').whereIn('id', [...new Set(userIds)]).select('id', 'name', 'email')) as Array<{ id: number | string; name: string; email: string }>;
+  const query = joinSiteProfile(db('users').whereIn('users.id', [...new Set(userIds)]), siteId, 'users.id');
+  const rows = (await query.select('users.id', profileColumn(db, 'name', 'name'), 'users.email')) as Array<{ id: number | string; name: string; email: string }>;
   return new Map(rows.map((row) => [Number(row.id), { id: Number(row.id), name: row.name, email: row.email }]));
 }
 

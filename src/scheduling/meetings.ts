@@ -109,7 +109,7 @@ async function meetingsFromRows(db: Database, site: Site, operatorUserId: number
 }
 
 /** Every seat of a meeting, in reservation order, given-up ones included. */
-async function seatsOf(db: Database, meetingId: number): Promise<SeatRecord[]> {
+async function seatsOf(db: Database, siteId: number, meetingId: number): Promise<SeatRecord[]> {
   const rows = (await db('meeting_seats').where({ meeting_id: meetingId }).orderBy([{ column: 'reserved_at' }, { column: 'id' }]).select('user_id', 'reserved_at', 'canceled_at')) as Array<{
     user_id: number | string;
     reserved_at: unknown;
@@ -117,6 +117,7 @@ async function seatsOf(db: Database, meetingId: number): Promise<SeatRecord[]> {
   }>;
   const members = await memberRefs(
     db,
+    siteId,
     rows.map((row) => Number(row.user_id)),
   );
   return rows.map((row) => {
@@ -129,7 +130,7 @@ export async function requireMeeting(db: Database, site: Site, operatorUserId: n
   const row = (await db('meetings').where({ id: meetingId, site_id: site.id }).first()) as MeetingRow | undefined;
   const [meeting] = row ? await meetingsFromRows(db, site, operatorUserId, [row]) : [];
   if (!meeting) throw new NotFoundError(`This site has no meeting ${meetingId}.`);
-  return { ...meeting, seats: meeting.kind === 'consulting' ? await seatsOf(db, meetingId) : [] };
+  return { ...meeting, seats: meeting.kind === 'consulting' ? await seatsOf(db, site.id, meetingId) : [] };
 }
 
 // --- Listing ----------------------------------------------------------------------------------------------------------

@@ -54,9 +54,10 @@ function stateOf(value: string): RegistrationState {
   return (REGISTRATION_STATES as readonly string[]).includes(value) ? (value as RegistrationState) : 'registered';
 }
 
-async function withMembers(db: Queryable, rows: readonly RegistrationRow[]): Promise<RegistrationRecord[]> {
+async function withMembers(db: Queryable, siteId: number, rows: readonly RegistrationRow[]): Promise<RegistrationRecord[]> {
   const members = await memberRefs(
     db,
+    siteId,
     rows.map((row) => Number(row.user_id)),
   );
   return rows.map((row) => {
@@ -86,7 +87,7 @@ export async function requireRegistration(db: Queryable, siteId: number, eventId
     await requireEventRow(db, siteId, eventId);
     throw registrationNotFound(eventId, registrationId);
   }
-  const [record] = await withMembers(db, [row]);
+  const [record] = await withMembers(db, siteId, [row]);
   if (!record) throw registrationNotFound(eventId, registrationId);
   return record;
 }
@@ -107,7 +108,7 @@ export async function listRegistrations(
   const builder = db('event_registrations').where({ event_id: eventId, site_id: siteId });
   if (filters.state !== undefined) builder.andWhere('state', filters.state);
   const page = await listPage<RegistrationRow, 'registeredAt'>(builder, query, { sorts: REGISTRATION_SORTS, defaultSort: 'registeredAt', filters: { ...filters } });
-  return { registrations: await withMembers(db, page.rows), nextCursor: page.nextCursor };
+  return { registrations: await withMembers(db, siteId, page.rows), nextCursor: page.nextCursor };
 }
 
 function eventCanceled(eventId: number): ConflictError {

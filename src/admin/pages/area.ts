@@ -3,7 +3,7 @@ import bodyParser from 'koa-bodyparser';
 import { sessionCsrfToken, sessionCsrfTokenMatches } from '../../accounts/csrf.js';
 import { OPERATOR_ROLES, rolesAt, type Role } from '../../accounts/roles.js';
 import { isSignedIn, type SignedInSession, type SignInSession } from '../../accounts/sessions.js';
-import { getUser, type User } from '../../accounts/users.js';
+import { getUserAt, type User } from '../../accounts/users.js';
 import type { Database } from '../../db/connection.js';
 import { findBrowserSession, startBrowserSession } from '../../http/browser-session.js';
 import { toAppError } from '../../http/errors.js';
@@ -126,7 +126,7 @@ export function operatorPage(db: Database, handler: (page: AdminPageContext) => 
       const form = isPost ? await readAdminForm(ctx) : new URLSearchParams();
       const found = await findBrowserSession(ctx, db, site);
       const session = found?.session ?? null;
-      const user = isSignedIn(session) ? await getUser(db, session.userId) : null;
+      const user = isSignedIn(session) ? await getUserAt(db, site.id, session.userId) : null;
       const roles = isSignedIn(session) ? await rolesAt(db, site.id, session.userId) : [];
       if (isPost) {
         if (!session || !sessionCsrfTokenMatches(session, AREA_CSRF, single(form, 'csrf_token'))) throw csrfFailure();

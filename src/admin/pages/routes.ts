@@ -88,7 +88,7 @@ export function adminPageRoutes(services: Services): Router<SiteState> {
         await showSignIn(ctx, db, { status: 400, returnTo, email, error: 'Enter your email and password.', session: found.session });
         return;
       }
-      const outcome = await signInWithPassword(db, { email, password, clientAddress: ctx.ip });
+      const outcome = await signInWithPassword(db, { siteId: ctx.state.site.id, email, password, clientAddress: ctx.ip });
       if (outcome.kind === 'rate_limited') throw new TooManyAttemptsError(outcome.retryAfterSeconds);
       if (outcome.kind === 'invalid_credentials') {
         ctx.state.log.info({ event: 'admin_sign_in_failed' }, 'admin sign-in failed');

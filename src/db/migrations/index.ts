@@ -12,6 +12,7 @@ import * as content from './0010_content.js';
 import * as people from './0011_people.js';
 import * as tokenFamilies from './0012_token_families.js';
 import * as housekeeping from './0013_housekeeping.js';
+import * as siteProfiles from './0014_site_profiles.js';
 
 type Migration = Knex.Migration;
 
@@ -30,6 +31,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['0011_people', people],
   ['0012_token_families', tokenFamilies],
   ['0013_housekeeping', housekeeping],
+  ['0014_site_profiles', siteProfiles],
 ];
 
 /** Bundled with the code instead of read from a folder, so the same list runs from src/ (tsx) and dist/ (node). */

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { isSignedIn } from '../../accounts/sessions.js';
 import { rolesAt } from '../../accounts/roles.js';
-import { getUser } from '../../accounts/users.js';
+import { getUserAt } from '../../accounts/users.js';
 import type { SiteState } from '../../http/state.js';
 import type { Services } from '../../services.js';
 import { refusalReason } from './access-policy.js';
@@ -66,7 +66,7 @@ const showSignInOrConsent = step<AuthorizeFlow>('show the sign-in or the consent
     await showConsentPage(flow);
     return;
   }
-  const user = await getUser(flow.db, session.userId);
+  const user = await getUserAt(flow.db, flow.site.id, session.userId);
   showSignInPage(flow, { notice: `You are signed in as ${user.email}, but ${reason}. Sign in with another account, or cancel.`, email: '' });
 });
 

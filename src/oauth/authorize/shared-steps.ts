@@ -1,6 +1,6 @@
 import { rolesAt } from '../../accounts/roles.js';
 import { isSignedIn } from '../../accounts/sessions.js';
-import { getUser } from '../../accounts/users.js';
+import { getUserAt } from '../../accounts/users.js';
 import { readForm } from '../../http/form.js';
 import { cspSourceForUri } from '../../http/security-headers.js';
 import { AccessDeniedError } from '../errors.js';
@@ -97,7 +97,7 @@ export async function showConsentPage(flow: AuthorizeFlow): Promise<void> {
   const session = need(flow, 'session');
   if (!isSignedIn(session)) throw new CsrfError('You are not signed in. Return to the application and start again.');
   const request = need(flow, 'request');
-  const user = flow.user ?? (await getUser(flow.db, session.userId));
+  const user = flow.user ?? (await getUserAt(flow.db, flow.site.id, session.userId));
   await bindToSession(flow.db, request.id, session.id);
   const html = consentPage({
     site: flow.site,

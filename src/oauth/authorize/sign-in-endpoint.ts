@@ -22,7 +22,7 @@ const checkCredentials = step<AuthorizeFlow>('check the email and password', asy
     showSignInPage(flow, { status: 400, email, error: 'Enter your email and password.' });
     return;
   }
-  const outcome = await signInWithPassword(flow.db, { email, password, clientAddress: flow.ctx.ip });
+  const outcome = await signInWithPassword(flow.db, { siteId: flow.site.id, email, password, clientAddress: flow.ctx.ip });
   if (outcome.kind === 'rate_limited') throw new TooManyAttemptsError(outcome.retryAfterSeconds);
   if (outcome.kind === 'invalid_credentials') {
     flow.ctx.state.log.info({ event: 'sign_in_failed' }, 'sign-in failed');

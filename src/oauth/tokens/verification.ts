@@ -1,4 +1,5 @@
 import { parseRole, type Role } from '../../accounts/roles.js';
+import { joinSiteProfile, profileColumn } from '../../accounts/site-profiles.js';
 import { userFromRow, type User } from '../../accounts/users.js';
 import { audienceOf, clientFromRow, type ClientRow, type OAuthClient } from '../../clients/clients.js';
 import { compiledSelect } from '../../db/compiled-select.js';
@@ -32,14 +33,17 @@ export interface PresentedRefreshToken extends Omit<PresentedAccessToken, 'pair'
 const PAIR_COLUMNS: ReadonlyArray<keyof PairRow> = ['id', 'grant_id', 'site_id', 'client_ref', 'user_id', 'scope', 'resource', 'school_id', 'access_expires_at', 'refresh_expires_at', 'auth_time', 'first_used_at', 'revoked_at', 'revoked_reason', 'parent_pair_id', 'successor_pair_id', 'rotation_counter', 'created_at'];
 const ACCESS_CLIENT_COLUMNS = aliased('client', ['id', 'client_id', 'audience']);
 const CLIENT_COLUMNS = aliased('client', ['id', 'site_id', 'client_id', 'name', 'audience', 'confidential', 'token_endpoint_auth_method', 'secret_hash', 'redirect_uris', 'scopes', 'kind', 'reviewed', 'version', 'created_at', 'updated_at']);
-const USER_COLUMNS = aliased('owner', ['id', 'email', 'name', 'avatar_url', 'created_at']);
+const ACCOUNT_COLUMNS = aliased('owner', ['id', 'email', 'created_at']);
+/** The owner's name and picture as the token's site shows them (src/accounts/site-profiles.ts). */
+const PROFILE_COLUMNS = aliased('owner', ['name', 'avatar_url'] as const);
+const USER_COLUMNS = [...ACCOUNT_COLUMNS, ...PROFILE_COLUMNS];
 type UserRow = Parameters<typeof userFromRow>[0];
-type Aliased = ReadonlyArray<{ column: string; alias: string }>;
+type Aliased<Column extends string = string> = ReadonlyArray<{ column: Column; alias: string }>;
 
 type JoinedRow = PairRow & { role: string | null } & Record<string, unknown>;
 
 /** A joined table's columns with their `prefix__column` aliases in the joined row. */
-function aliased(prefix: string, columns: readonly string[]): Aliased {
+function aliased<Column extends string>(prefix: string, columns: readonly Column[]): Aliased<Column> {
   return columns.map((column) => ({ column, alias: `${prefix}__${column}` }));
 }
 
@@ -51,20 +55,26 @@ function unaliased<Row>(row: JoinedRow, columns: Aliased): Row {
 }
 
 /**
- * One statement for a presented token: its pair, client, owner and the owner's roles at the site (one row per role),
- * compiled once (a hot path). Nothing is cached: a revoked token is refused by every instance on its next presentation.
+ * One statement for a presented token: its pair, client, owner (with the owner's profile at the token's site) and the
+ * owner's roles at the site (one row per role), compiled once (a hot path). Nothing is cached: a revoked token is refused by every instance on its next presentation.
  */
 function selectPresentedBy(hashColumn: 't.access_token_hash' | 't.refresh_token_hash', pairColumns: ReadonlyArray<keyof PairRow>, clientColumns: Aliased) {
   return compiledSelect<JoinedRow, [string]>((db, tokenHash) =>
-    db('token_pairs as t')
-      .join('oauth_clients as c', 'c.id', 't.client_ref')
-      .leftJoin('users as u', 'u.id', 't.user_id')
-      .leftJoin('site_roles as r', (on) => on.on('r.site_id', 't.site_id').andOn('r.user_id', 't.user_id'))
+    joinSiteProfile(
+      db('token_pairs as t')
+        .join('oauth_clients as c', 'c.id', 't.client_ref')
+        .leftJoin('users as u', 'u.id', 't.user_id')
+        .leftJoin('site_roles as r', (on) => on.on('r.site_id', 't.site_id').andOn('r.user_id', 't.user_id')),
+      't.site_id',
+      't.user_id',
+      'p',
+    )
       .where(hashColumn, tokenHash)
       .select(
         ...pairColumns.map((column) => `t.${column}`),
         ...clientColumns.map(({ column, alias }) => `c.${column} as ${alias}`),
-        ...USER_COLUMNS.map(({ column, alias }) => `u.${column} as ${alias}`),
+        ...ACCOUNT_COLUMNS.map(({ column, alias }) => `u.${column} as ${alias}`),
+        ...PROFILE_COLUMNS.map(({ column, alias }) => profileColumn(db, column, alias, 'u', 'p')),
         'r.role',
       ),
   );

@@ -3,8 +3,9 @@ import type Router from '@koa/router';
 import type { Knex } from 'knex';
 
 /**
- * Floor C: userinfo by hand. One indexed join finds the token, its site, client, user and roles; the route checks
- * what the product checks (origin binding, revocation, expiry, openid) and answers the same claims.
+ * Floor C: userinfo by hand. One indexed join finds the token, its site, client, user, the user's profile at the site
+ * and roles; the route checks what the product checks (origin binding, revocation, expiry, openid) and answers the same
+ * claims.
  */
 export function mountUserinfoFloor(router: Router, db: Knex): void {
   const variant = process.env.SCHOOLGATE_VARIANT ?? 'A';
@@ -15,8 +16,10 @@ export function mountUserinfoFloor(router: Router, db: Knex): void {
       .join('oauth_clients as c', 'c.id', 't.client_ref')
       .join('users as u', 'u.id', 't.user_id')
       .leftJoin('site_roles as r', (on) => on.on('r.site_id', 't.site_id').andOn('r.user_id', 't.user_id'))
+      // The member's name and picture at this site, else the account's own.
+      .leftJoin('site_memberships as p', (on) => on.on('p.site_id', 't.site_id').andOn('p.user_id', 't.user_id'))
       .where('t.access_token_hash', createHash('sha256').update(token).digest('hex'))
-      .select('t.site_id', 't.scope', 't.resource', 't.revoked_at', 't.access_expires_at', 's.origin', 'u.id', 'u.email', 'u.name', 'u.avatar_url', 'r.role');
+      .select('t.site_id', 't.scope', 't.resource', 't.revoked_at', 't.access_expires_at', 's.origin', 'u.id', 'u.email', db.raw('COALESCE(p.name, u.name) as name'), db.raw('COALESCE(p.avatar_url, u.avatar_url) as avatar_url'), 'r.role');
     const first = rows[0];
     const expires = first ? new Date(first.access_expires_at as string | number | Date).getTime() : 0;
     if (!first || first.revoked_at !== null || expires <= Date.now() || first.resource !== first.origin) {
