@@ -50,6 +50,14 @@ describe('configuration (issue 2, bad input)', () => {
     expect(() => loadConfig({ SCHOOLGATE_HEAP_GROWING_PERCENT: 'low' })).to.throw(ConfigError, /SCHOOLGATE_HEAP_GROWING_PERCENT: "low" is not a whole number/);
   });
 
+  it('limits anonymous traffic per address at 60 authorization requests a minute and 100 failures per 10 minutes unless told otherwise (issue 13 item 2)', () => {
+    expect(loadConfig({}).anonymousLimits).to.deep.equal({ authorizePerMinute: 60, failuresPerTenMinutes: 100 });
+    const raised = loadConfig({ SCHOOLGATE_AUTHORIZE_LIMIT_PER_MINUTE: '600', SCHOOLGATE_FAILURE_LIMIT_PER_10_MINUTES: '1000' }).anonymousLimits;
+    expect(raised).to.deep.equal({ authorizePerMinute: 600, failuresPerTenMinutes: 1000 });
+    expect(() => loadConfig({ SCHOOLGATE_AUTHORIZE_LIMIT_PER_MINUTE: '0' })).to.throw(ConfigError, /SCHOOLGATE_AUTHORIZE_LIMIT_PER_MINUTE: must be 1 or more/);
+    expect(() => loadConfig({ SCHOOLGATE_FAILURE_LIMIT_PER_10_MINUTES: 'many' })).to.throw(ConfigError, /not a whole number/);
+  });
+
   it('sets the heap growth flag at start-up unless node was given one or it is 0 (issue 12, memory under load)', () => {
     const set: string[] = [];
     const record = (flags: string) => set.push(flags);

@@ -5,6 +5,7 @@ import { isReadOrIdentityScope, scopesForAudience } from '../src/clients/scopes.
 import { requireDate } from '../src/db/connection.js';
 import { sha256Hex } from '../src/shared/random.js';
 import { resolveClient } from '../src/oauth/client-resolution.js';
+import { ANONYMOUS_LIMITS, TooManyRequestsError } from '../src/oauth/anonymous-limits.js';
 import { InvalidScopeError } from '../src/oauth/errors.js';
 import { guardedLookup, isPrivateAddress, literalAddressProblem } from '../src/oauth/metadata-document/address-policy.js';
 import { freshnessLifetimeSeconds } from '../src/oauth/metadata-document/cache-policy.js';
@@ -289,6 +290,30 @@ describe('Client ID Metadata Documents over local HTTPS', () => {
 
     it('still answers null for an unknown plain client_id', async () => {
       expect(await resolveClient(db(), site, 'sg_no_such_client')).to.equal(null);
+    });
+
+    it('remembers a refused document: named again within five minutes, it is refused without a fetch (issue 13 item 2)', async () => {
+      const clientId = serve('refused-once', { redirect_uris: ['https://evil.example/callback'] });
+      const open = await policy(['localhost']);
+      await expectRefused(resolveClient(db(), open, clientId), 'invalid_document');
+      serve('refused-once');
+      await expectRefused(resolveClient(db(), open, clientId), 'recently_refused', 'not fetched again yet');
+      expect(hits(clientId)).to.equal(1);
+    });
+
+    // Last of the file's fetches: it uses up this minute's fetches from the document server's host.
+    it('caps the fetches from one host per minute, answering 429 with Retry-After and fetching nothing more', async () => {
+      const open = await policy(['localhost']);
+      const { limit } = ANONYMOUS_LIMITS.metadataFetchesPerHost;
+      const clientIds = Array.from({ length: limit + 5 }, (_, index) => serve(`capped-${index}`));
+      const outcomes: unknown[] = [];
+      for (const clientId of clientIds) outcomes.push(await resolveClient(db(), open, clientId).catch((error: unknown) => error));
+      const limited = outcomes.filter((outcome): outcome is TooManyRequestsError => outcome instanceof TooManyRequestsError);
+      expect(limited.length).to.be.at.least(5);
+      expect(limited[0]?.status).to.equal(429);
+      expect(Number(limited[0]?.headers['Retry-After'])).to.be.within(1, 60);
+      const fetched = clientIds.filter((clientId) => hits(clientId) > 0).length;
+      expect(fetched).to.equal(outcomes.length - limited.length);
     });
   });
 

@@ -24,6 +24,15 @@ export interface Config {
   siteCacheSeconds: number;
   /** How far V8 lets the old generation grow past what survived its last full collection, in percent; 0 leaves it to V8. */
   heapGrowingPercent: number;
+  /** Per client address limits on anonymous traffic (docs/oauth.md, "Limits on anonymous traffic"). */
+  anonymousLimits: AnonymousLimitsConfig;
+}
+
+export interface AnonymousLimitsConfig {
+  /** Authorization requests per minute from browsers that are not signed in. */
+  authorizePerMinute: number;
+  /** Failed token, revocation and registration requests per 10 minutes. */
+  failuresPerTenMinutes: number;
 }
 
 export interface PruneConfig {
@@ -95,6 +104,12 @@ function parseCount(raw: string | undefined, name: string, fallback: number): nu
   return value;
 }
 
+function parsePositive(raw: string | undefined, name: string, fallback: number): number {
+  const value = parseCount(raw, name, fallback);
+  if (value === 0) throw new ConfigError(`${name}: must be 1 or more`);
+  return value;
+}
+
 export function parseVariant(raw: string | undefined): Variant {
   const value = (raw ?? 'A').trim().toUpperCase() || 'A';
   if (value !== 'A' && value !== 'B') throw new ConfigError(`SCHOOLGATE_VARIANT: unknown variant "${raw}" (use A or B)`);
@@ -135,5 +150,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     siteCacheSeconds: parseCount(env.SCHOOLGATE_SITE_CACHE_SECONDS, 'SCHOOLGATE_SITE_CACHE_SECONDS', 5),
     heapGrowingPercent: parseCount(env.SCHOOLGATE_HEAP_GROWING_PERCENT, 'SCHOOLGATE_HEAP_GROWING_PERCENT', 50),
+    anonymousLimits: {
+      authorizePerMinute: parsePositive(env.SCHOOLGATE_AUTHORIZE_LIMIT_PER_MINUTE, 'SCHOOLGATE_AUTHORIZE_LIMIT_PER_MINUTE', 60),
+      failuresPerTenMinutes: parsePositive(env.SCHOOLGATE_FAILURE_LIMIT_PER_10_MINUTES, 'SCHOOLGATE_FAILURE_LIMIT_PER_10_MINUTES', 100),
+    },
   };
 }

@@ -16,7 +16,15 @@ export interface TestServer {
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
     // No prune job unless a test asks for one (test/housekeeping.test.ts): it would delete rows other tests set up.
-    ...loadConfig({ LOG_LEVEL: process.env.SCHOOLGATE_TEST_LOGS ? 'debug' : 'silent', SCHOOLGATE_DEMO: 'false', SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0' }),
+    // Every test comes from 127.0.0.1, so the per-address limits on anonymous traffic are lifted except where a test
+    // measures them (test/anonymous-limits.test.ts).
+    ...loadConfig({
+      LOG_LEVEL: process.env.SCHOOLGATE_TEST_LOGS ? 'debug' : 'silent',
+      SCHOOLGATE_DEMO: 'false',
+      SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0',
+      SCHOOLGATE_AUTHORIZE_LIMIT_PER_MINUTE: '1000000',
+      SCHOOLGATE_FAILURE_LIMIT_PER_10_MINUTES: '1000000',
+    }),
     port: 0,
     host: undefined,
     ...overrides,
@@ -24,8 +32,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 }
 
 /** A real server on an ephemeral port over the scratch database, with two sites on its two loopback origins. */
-export async function startTestServer(scratch: ScratchDatabase, options: { variant?: Variant; trustProxy?: boolean } = {}): Promise<TestServer> {
-  const config = testConfig({ variant: options.variant ?? 'A', trustProxy: options.trustProxy ?? false, database: scratch.config });
+export async function startTestServer(scratch: ScratchDatabase, options: { variant?: Variant; trustProxy?: boolean; anonymousLimits?: Config['anonymousLimits'] } = {}): Promise<TestServer> {
+  const overrides: Partial<Config> = { variant: options.variant ?? 'A', trustProxy: options.trustProxy ?? false, database: scratch.config };
+  if (options.anonymousLimits) overrides.anonymousLimits = options.anonymousLimits;
+  const config = testConfig(overrides);
   const running = await startServer(config, { db: scratch.db, logger: createLogger(config.logLevel) });
   const port = Number(new URL(running.listeningOn).port);
   const siteA = await createSite(scratch.db, { origin: `http://localhost:${port}`, name: `Alpha School ${port}`, subdomain: `alpha-${port}` });

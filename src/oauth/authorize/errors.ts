@@ -34,6 +34,16 @@ export class RequestGoneError extends PageError {
   }
 }
 
+/** Too many authorization requests from this address or for this application (docs/oauth.md). */
+export class TooManyRequestsPageError extends PageError {
+  constructor(retryAfterSeconds: number) {
+    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+    super(429, 'too_many_requests', 'Too many sign-in requests', `There were too many sign-in requests from your network or for this application. Wait ${seconds} seconds and try again.`, {
+      'Retry-After': String(seconds),
+    });
+  }
+}
+
 export class TooManyAttemptsError extends PageError {
   constructor(retryAfterSeconds: number) {
     const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));

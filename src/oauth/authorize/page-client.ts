@@ -8,9 +8,9 @@ import { UntrustedRequestError } from './errors.js';
  * resolveClient for the pages: a refused Client ID Metadata Document is an untrusted client, shown on the error page
  * and never redirected to (RFC 6749 4.1.2.1), like an unknown client_id.
  */
-export async function resolvePageClient(db: Database, site: Site, clientId: string): Promise<ResolvedClient | null> {
+export async function resolvePageClient(db: Database, site: Site, clientId: string, requester?: string): Promise<ResolvedClient | null> {
   try {
-    return await resolveClient(db, site, clientId);
+    return await resolveClient(db, site, clientId, requester === undefined ? undefined : { requester });
   } catch (error) {
     if (error instanceof MetadataDocumentRefusedError) throw new UntrustedRequestError(`This application's client metadata document cannot be used here: ${error.message}`);
     throw error;

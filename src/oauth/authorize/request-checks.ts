@@ -45,7 +45,7 @@ export const identifyClient = step<AuthorizeFlow>('identify the client', async (
   if (clientId === undefined) {
     throw new UntrustedRequestError(duplicated(flow, 'client_id') ? 'The request names client_id more than once.' : 'The request does not say which application is asking (client_id is missing).');
   }
-  const resolved = await resolvePageClient(flow.db, flow.site, clientId);
+  const resolved = await resolvePageClient(flow.db, flow.site, clientId, flow.ctx.ip);
   if (!resolved) throw new UntrustedRequestError(`No application with client_id "${clip(clientId)}" is registered at ${flow.site.name}.`);
   flow.client = resolved.client;
   flow.draft.clientId = clientId;

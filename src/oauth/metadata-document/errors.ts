@@ -10,7 +10,8 @@ export type RefusalReason =
   | 'redirect'
   | 'http_status'
   | 'too_large'
-  | 'invalid_document';
+  | 'invalid_document'
+  | 'recently_refused';
 
 /**
  * The client_id names a metadata document this site will not use as a client: to the OAuth endpoints it is an

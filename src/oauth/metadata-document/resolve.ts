@@ -6,11 +6,14 @@ import { parseClientIdUrl } from './client-id-url.js';
 import { findDocumentClient, renewDocumentClient, saveDocumentClient, type CachedDocumentClient, type Freshness } from './client-store.js';
 import { MetadataDocumentRefusedError } from './errors.js';
 import { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_MAX_DOCUMENT_BYTES, fetchMetadataDocument, type FetchResult } from './fetch-document.js';
+import { countFetch, refuseRecentlyRefused, rememberRefusal } from './fetch-limits.js';
 import { requireHostAccess } from './host-policy.js';
 import { validateMetadataDocument } from './validate-document.js';
 
-/** Knobs for tests; production uses the defaults. */
+/** Per-call options: who asked, and knobs for tests (production uses the defaults). */
 export interface MetadataDocumentOptions {
+  /** The client address whose request made us resolve the document; its fetches are counted. */
+  requester?: string;
   timeoutMs?: number;
   maxBytes?: number;
   now?: () => Date;
@@ -53,12 +56,21 @@ export async function resolveMetadataDocumentClient(db: Database, site: Site, cl
   const cached = await findDocumentClient(db, site.id, clientId);
   if (cached && isFresh(cached, now)) return cached.client;
 
-  const fetched = await fetchDocument(url, access.allowlisted, cached, options);
-  if (fetched.kind === 'not_modified') {
-    if (!cached) throw new MetadataDocumentRefusedError('http_status', `the Client ID Metadata Document at ${url.href} answered 304 to an unconditional request`);
-    await renewDocumentClient(db, cached.client, freshnessOf(fetched, now));
-    return cached.client;
+  await refuseRecentlyRefused(db, site.id, clientId);
+  await countFetch(db, url, options.requester);
+  let fetched: FetchResult;
+  let metadata: ReturnType<typeof validateMetadataDocument>;
+  try {
+    fetched = await fetchDocument(url, access.allowlisted, cached, options);
+    if (fetched.kind === 'not_modified') {
+      if (!cached) throw new MetadataDocumentRefusedError('http_status', `the Client ID Metadata Document at ${url.href} answered 304 to an unconditional request`);
+      await renewDocumentClient(db, cached.client, freshnessOf(fetched, now));
+      return cached.client;
+    }
+    metadata = validateMetadataDocument(url, fetched.body);
+  } catch (error) {
+    if (error instanceof MetadataDocumentRefusedError) await rememberRefusal(db, site.id, clientId, error);
+    throw error;
   }
-  const metadata = validateMetadataDocument(url, fetched.body);
   return saveDocumentClient(db, site.id, clientId, metadata, freshnessOf(fetched, now));
 }

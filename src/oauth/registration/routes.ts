@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Database } from '../../db/connection.js';
 import type { SiteContext, SiteState } from '../../http/state.js';
 import type { Services } from '../../services.js';
+import { addressLimits, limitFailures } from '../anonymous-limits.js';
 import { OAUTH_PATHS } from '../endpoints.js';
 import { InvalidClientMetadataError } from '../errors.js';
 import { readRegistrationRequest } from './read-registration-request.js';
@@ -36,7 +37,7 @@ function sendRegistration(ctx: SiteContext, platform: VendorPlatform): void {
 export function registrationRoutes(services: Services): Router<SiteState> {
   const { db } = services;
   const router = new Router<SiteState>();
-  router.post(OAUTH_PATHS.register, async (ctx) => {
+  router.post(OAUTH_PATHS.register, limitFailures(db, 'registration-failures', addressLimits(services.config.anonymousLimits).failures), async (ctx) => {
     const request = readRegistrationRequest(ctx);
     const platform = await matchVendorPlatform(db, ctx.state.site.id, request.clientName);
     sendRegistration(ctx, platform);

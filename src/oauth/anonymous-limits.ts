@@ -1,0 +1,82 @@
+import type { Middleware } from 'koa';
+import { clientAddressKey } from '../accounts/sign-in.js';
+import type { AnonymousLimitsConfig } from '../config/config.js';
+import type { Database } from '../db/connection.js';
+import type { SiteState } from '../http/state.js';
+import { AppError } from '../shared/errors.js';
+import { LruCache } from '../shared/lru-cache.js';
+import { hit, type RateLimitResult } from '../shared/rate-limit.js';
+import { OAuthError } from './errors.js';
+
+/**
+ * What anonymous traffic may make us do, per client address and per client (docs/oauth.md, "Limits on anonymous
+ * traffic"). Every count is a fixed-window counter in `rate_limit_counters` (src/shared/rate-limit.ts), so all
+ * instances share it. Sign-in attempts have their own limits (src/accounts/sign-in.ts).
+ */
+export const ANONYMOUS_LIMITS = {
+  /** Authorization requests for one client from browsers that are not signed in, from any address. */
+  authorizePerClient: { limit: 1200, windowSeconds: 60 },
+  /** Client ID Metadata Document fetches caused by one address, and fetches from one host (any address). */
+  metadataFetchesPerAddress: { limit: 20, windowSeconds: 60 },
+  metadataFetchesPerHost: { limit: 30, windowSeconds: 60 },
+} as const;
+
+/** The configured per-address limits as counter limits. */
+export function addressLimits(config: AnonymousLimitsConfig): { authorize: Limit; failures: Limit } {
+  return {
+    authorize: { limit: config.authorizePerMinute, windowSeconds: 60 },
+    failures: { limit: config.failuresPerTenMinutes, windowSeconds: 600 },
+  };
+}
+
+export interface Limit {
+  limit: number;
+  windowSeconds: number;
+}
+
+/** 429 with Retry-After; `temporarily_unavailable` is the RFC 6749 code that tells a client to try again later. */
+export class TooManyRequestsError extends OAuthError {
+  constructor(description: string, retryAfterSeconds: number) {
+    super(429, 'temporarily_unavailable', description, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+  }
+}
+
+/** Counts one hit of a limit in `bucket`; the outcome says whether it is still allowed. */
+export function countHit(db: Database, bucket: string, limit: Limit): Promise<RateLimitResult> {
+  return hit(db, bucket, limit.windowSeconds, limit.limit);
+}
+
+/** The counter key of a client address (an IPv4 address or an IPv6 /64). */
+export function addressBucket(kind: string, address: string): string {
+  return `${kind}:address:${clientAddressKey(address)}`;
+}
+
+/**
+ * Failures per client address at an endpoint (token, revocation, registration), as middleware. A success is never
+ * counted and costs no statement; a 4xx error counts one hit and becomes the 429 once the address is over the limit.
+ * An address over the limit is then answered 429 before any work, from a note this instance keeps until the window
+ * ends; another instance learns it from the shared count at its next failure from that address, so each instance does
+ * at most one more request's work per window.
+ */
+export function limitFailures(db: Database, kind: string, limit: Limit): Middleware<SiteState> {
+  const blockedUntil = new LruCache<string, number>(10_000);
+  const refusal = (retryAfterSeconds: number) =>
+    new TooManyRequestsError(`Too many failed requests from this address; try again in ${Math.ceil(retryAfterSeconds)} seconds.`, retryAfterSeconds);
+  const countFailure = async (bucket: string): Promise<TooManyRequestsError | null> => {
+    const outcome = await countHit(db, bucket, limit);
+    if (outcome.allowed) return null;
+    blockedUntil.set(bucket, Date.now() + outcome.retryAfterSeconds * 1000);
+    return refusal(outcome.retryAfterSeconds);
+  };
+  return async (ctx, next) => {
+    const bucket = addressBucket(kind, ctx.ip);
+    const until = blockedUntil.get(bucket);
+    if (until !== undefined && until > Date.now()) throw refusal((until - Date.now()) / 1000);
+    try {
+      await next();
+    } catch (error) {
+      if (error instanceof AppError && error.status >= 400 && error.status < 500) throw (await countFailure(bucket)) ?? error;
+      throw error;
+    }
+  };
+}
