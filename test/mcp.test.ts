@@ -469,12 +469,19 @@ function mcpSuite(variant: Variant, scratch: () => ScratchDatabase): void {
       }
     });
 
-    it('answers insufficient_scope to an anonymous caller of a user-bound tool, and "not found" for a tool that does not exist', async () => {
+    it('answers an anonymous call of a user-bound tool with 401 and the challenge that starts OAuth (issue 14), and "not found" for a tool that does not exist', async () => {
+      const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_my_course_syllabus', arguments: { course: 'foundations-of-typography' } } };
+      const response = await fetch(`${origin}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(call) });
+      expect(response.status).to.equal(401);
+      expect(response.headers.get('www-authenticate')).to.equal(`Bearer realm="${origin}", resource_metadata="${origin}/.well-known/oauth-protected-resource", scope="account:read"`);
+      const body = (await response.json()) as { error: { message: string } };
+      expect(body.error.message).to.include(`${origin}/auth.md`);
       await withClient(origin, undefined, async (client) => {
-        const denied = await callError(client, 'get_my_course_syllabus', { course: 'foundations-of-typography' });
-        expect(denied.error).to.equal('insufficient_scope');
-        expect(denied.error_description).to.include('no access token was presented');
-        expect(denied.error_description).to.include(`${origin}/auth.md`);
+        const refused = await client.callTool({ name: 'get_my_course_syllabus', arguments: { course: 'foundations-of-typography' } }).then(
+          () => null,
+          (error: unknown) => error,
+        );
+        expect(refused).to.be.instanceOf(StreamableHTTPError).with.property('code', 401);
         const unknown = await client.callTool({ name: 'drop_tables', arguments: {} });
         expect(unknown.isError).to.equal(true);
         expect(textOf(unknown)).to.include('not found');

@@ -172,7 +172,7 @@ export function renderAgentGuide(inputs: GuideInputs): string {
     '',
     '**Call the APIs** with `Authorization: Bearer <access_token>` (the header is the only accepted way):',
     '',
-    `- **MCP**: ${inputs.mcpUrl}, Streamable HTTP in stateless mode (POST JSON-RPC; no session id; GET answers 405). Without a token you get the public tools; with a member token also the member tools its scopes allow. A tool the token's scopes do not allow is not listed, and calling it returns a tool error \`insufficient_scope\`. The member is the token's \`sub\` (the user id userinfo reports).`,
+    `- **MCP**: ${inputs.mcpUrl}, Streamable HTTP in stateless mode (POST JSON-RPC; no session id; GET answers 405). Without a token you get the public tools, and calling a member tool answers HTTP 401 with \`WWW-Authenticate: Bearer resource_metadata=…, scope=…\`: start the authorization-code flow below. With a member token you also get the member tools its scopes allow. A tool the token's scopes do not allow is not listed, and calling it returns a tool error \`insufficient_scope\`. The member is the token's \`sub\` (the user id userinfo reports).`,
     `- **Member GraphQL**: \`POST ${inputs.memberGraphqlUrl}\` with JSON \`{"query": "…"}\`; a member token with \`account:read\` (reads) or \`account:write\` (${variant === 'A' ? 'the three notification mutations' : 'writes'}).`,
     ...(inputs.adminApiContractUrl ? [`- **Admin API** (operator tokens): see ${inputs.adminApiContractUrl}.`] : []),
     `- **Userinfo**: ${userinfo ?? `${origin}/api/oauth/userinfo`} with a token holding \`openid\`: \`sub\`, \`email\`, \`name\`${variant === 'A' ? ', `picture`' : ''}, \`org_id\`, \`roles\`.`,

@@ -6,6 +6,7 @@ import type { Middleware, ParameterizedContext } from 'koa';
 import type { SiteState } from '../http/state.js';
 import type { Services } from '../services.js';
 import type { Site } from '../sites/sites.js';
+import { OAUTH_PATHS } from '../oauth/endpoints.js';
 import { authenticateMcpCaller } from './auth.js';
 import { readMcpBody } from './body.js';
 import { JsonExchange, jsonExchangeRequest } from './json-exchange.js';
@@ -71,6 +72,17 @@ export function answersWithJson(accept: string | undefined): boolean {
   return json > 0 && json >= acceptQuality(accept, 'text/event-stream');
 }
 
+/** The scope the first `tools/call` of a user-bound tool in a message (or batch) needs; null when it calls none. */
+function memberToolCalled(message: unknown, toolset: McpToolset): string | null {
+  for (const item of Array.isArray(message) ? message : [message]) {
+    if (typeof item !== 'object' || item === null || (item as { method?: unknown }).method !== 'tools/call') continue;
+    const name = (item as { params?: { name?: unknown } }).params?.name;
+    const scope = typeof name === 'string' ? toolset.memberScopeOf(name) : null;
+    if (scope !== null) return scope;
+  }
+  return null;
+}
+
 /**
  * `/mcp` (any method): the Model Context Protocol over Streamable HTTP in stateless mode. The variant's tools (their
  * definitions, JSON Schemas and validators) are built once, here; each POST gets a thin SDK server bound to its caller
@@ -94,6 +106,14 @@ export function mcpEndpoint(services: Services): Middleware<SiteState> {
     if (body.kind === 'too-large') return jsonRpcError(ctx, 413, -32000, 'Request body too large');
     if (body.kind === 'invalid-json') return jsonRpcError(ctx, 400, -32700, 'Parse error: Invalid JSON');
     const parsed = body.kind === 'json' ? body.value : null;
+    // A member's tool called without any token: 401 with the challenge that points at the resource metadata (RFC 6750
+    // 3, RFC 9728 5.1; the MCP authorization spec's discovery), so the client starts OAuth instead of reporting "not
+    // found". No error code: the request carried no credentials (RFC 6750 3.1). Listing and public tools stay open.
+    const scope = caller.authInfo === null ? memberToolCalled(parsed, toolset) : null;
+    if (scope !== null) {
+      const challenge = `Bearer realm="${site.origin}", resource_metadata="${site.origin}${OAUTH_PATHS.protectedResourceMetadata}", scope="${scope}"`;
+      return jsonRpcError(ctx, 401, -32000, `This tool acts for a signed-in member: send a member access token with the scope ${scope} (${site.origin}/auth.md).`, { 'WWW-Authenticate': challenge });
+    }
 
     const server = toolset.serverFor({ services, site, log: ctx.state.log, caller, now: new Date() });
     // A client that goes away before its answer is written: abort what still runs for it. After a complete answer

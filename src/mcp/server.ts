@@ -40,6 +40,11 @@ export class McpToolset {
     for (const tool of this.tools) tool.compile(this.jsonSchemaValidator);
   }
 
+  /** The scope a user-bound tool of this variant needs; null for a public tool or a name no tool has. */
+  memberScopeOf(name: string): string | null {
+    return this.byName.get(name)?.scope ?? null;
+  }
+
   /** The definitions `tools/list` shows this caller, in registry order. */
   definitionsFor(caller: McpCaller): readonly Tool[] {
     if (caller.userId === null) return this.publicDefinitions;

@@ -1,5 +1,6 @@
 import { getParseErrorMessage } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
+import { withoutTypeArrays } from './portable-schema.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
@@ -94,13 +95,13 @@ function schemaProblems(error: z.ZodError): string {
 }
 
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpec<I, O>): McpTool {
-  // JSON Schema exactly as the SDK's McpServer publishes it, converted once here instead of on every tools/list.
+  // JSON Schema as the SDK's McpServer publishes it (without type arrays), converted once here instead of on every tools/list.
   const definition: Tool = {
     name: spec.name,
     title: spec.title,
     description: spec.description,
-    inputSchema: toJsonSchemaCompat(spec.input, { strictUnions: true, pipeStrategy: 'input' }) as Tool['inputSchema'],
-    outputSchema: toJsonSchemaCompat(spec.output, { strictUnions: true, pipeStrategy: 'output' }) as Tool['outputSchema'],
+    inputSchema: withoutTypeArrays(toJsonSchemaCompat(spec.input, { strictUnions: true, pipeStrategy: 'input' })) as Tool['inputSchema'],
+    outputSchema: withoutTypeArrays(toJsonSchemaCompat(spec.output, { strictUnions: true, pipeStrategy: 'output' })) as Tool['outputSchema'],
     annotations: { title: spec.title, ...spec.annotations },
   };
   let checkOutput: JsonSchemaValidator<unknown> | undefined;
