@@ -36,6 +36,23 @@ async function ensureReachable(db: Database, config: Config): Promise<void> {
   }
 }
 
+/** A failed listen as the one line start-up prints: what was asked, what went wrong, what to change. */
+function listenError(error: unknown, config: Config): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  const where = `port ${config.port} on ${config.host ?? 'every interface'}`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new StartupError(`${where} is already in use (another schoolgate, or another server?); stop it or set PORT to a free port`);
+    case 'EACCES':
+    case 'EPERM':
+      return new StartupError(`permission denied to listen on ${where}; ports below 1024 need privileges: set PORT to 1024 or above`);
+    case 'EADDRNOTAVAIL':
+      return new StartupError(`HOST ${config.host ?? ''} is not an address of this machine; set HOST to one of its addresses, or leave it empty for all`);
+    default:
+      return new StartupError(`cannot listen on ${where}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 /** Opens and migrates the database, seeds the demo school into an empty one, and listens. */
 export async function startServer(config: Config, options: { logger?: Logger; db?: Database } = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -55,13 +72,18 @@ export async function startServer(config: Config, options: { logger?: Logger; db
 
   const app = createApp({ config, db, logger });
   const server = http.createServer(app.callback());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    if (!options.db) await db.destroy();
+    throw listenError(error, config);
+  }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? (address.address === '::' ? 'localhost' : `[${address.address}]`) : address.address === '0.0.0.0' ? 'localhost' : address.address;
   // Housekeeping off the request path (docs/housekeeping.md); SCHOOLGATE_PRUNE_INTERVAL_SECONDS=0 leaves it to the CLI.
