@@ -1,13 +1,18 @@
 import './production-mode.js';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { limitHeapGrowth } from './heap-growth.js';
+import { keyRingFrom, type KeyRing } from './keys/key-ring.js';
 import { startServer, StartupError } from './server.js';
 
 /** `npm start`: one clear line and exit 1 for a bad configuration or an unreachable database, before listening. */
 async function main(): Promise<void> {
   let config: Config;
+  let keyRing: KeyRing;
   try {
     config = loadConfig();
+    // Checked before anything listens: a MySQL store with no key-encryption key is refused here, and an SQLite store
+    // with none gets its generated key file now rather than at the first id_token.
+    keyRing = keyRingFrom(config.keyEncryption);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`schoolgate: configuration error: ${error.message}\n`);
@@ -44,7 +49,8 @@ async function main(): Promise<void> {
         });
     });
   }
-  logger.info({ listeningOn, variant: config.variant, demoOrigin: config.publicOrigin }, 'listening');
+  if (keyRing.generated?.created) logger.info({ keyEncryptionKeyFile: keyRing.generated.file }, 'generated a key-encryption key for the signing keys (docs/signing-keys.md)');
+  logger.info({ listeningOn, metricsOn: running.metricsOn, variant: config.variant, demoOrigin: config.publicOrigin }, 'listening');
   // The human-readable banner goes to stderr so stdout stays one JSON log line per event.
   process.stderr.write(
     `\nschoolgate (variant ${config.variant}) is listening on ${listeningOn}\n` +

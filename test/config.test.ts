@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import { ConfigError, loadConfig, normalizeOrigin, parseDatabaseUrl, parseVariant } from '../src/config/config.js';
 import { limitHeapGrowth } from '../src/heap-growth.js';
@@ -68,12 +71,73 @@ describe('configuration (issue 2, bad input)', () => {
     expect(set).to.deep.equal(['--heap-growing-percent=30']);
   });
 
+  describe('key-encryption keys of the signing keys (docs/signing-keys.md)', () => {
+    const key = (fill: number) => Buffer.alloc(32, fill);
+    let dir: string;
+    beforeEach(() => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schoolgate-config-'));
+    });
+    afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    it('has no key by default: an SQLite store gets a generated key file next to its database, a MySQL store none', () => {
+      const embedded = loadConfig({}).keyEncryption;
+      expect(embedded).to.deep.include({ current: undefined, previous: [] });
+      expect(embedded.generatedKeyFile).to.match(/\/data\/key-encryption-key$/);
+      expect(loadConfig({ DATABASE_URL: 'sqlite:/srv/school/main.sqlite' }).keyEncryption.generatedKeyFile).to.equal('/srv/school/key-encryption-key');
+      expect(loadConfig({ DATABASE_URL: 'mysql://root@127.0.0.1/test' }).keyEncryption).to.deep.equal({ current: undefined, previous: [], generatedKeyFile: undefined });
+    });
+
+    it('reads the key in base64url or base64 from SCHOOLGATE_KEY_ENCRYPTION_KEY or from the file SCHOOLGATE_KEY_ENCRYPTION_KEY_FILE names', () => {
+      const fromUrlSafe = loadConfig({ DATABASE_URL: 'mysql://root@127.0.0.1/test', SCHOOLGATE_KEY_ENCRYPTION_KEY: key(0xfb).toString('base64url') }).keyEncryption;
+      expect(Buffer.from(fromUrlSafe.current ?? [])).to.deep.equal(key(0xfb));
+      expect(fromUrlSafe.generatedKeyFile).to.equal(undefined);
+      expect(Buffer.from(loadConfig({ SCHOOLGATE_KEY_ENCRYPTION_KEY: key(0xfb).toString('base64') }).keyEncryption.current ?? [])).to.deep.equal(key(0xfb));
+      const file = path.join(dir, 'kek');
+      fs.writeFileSync(file, `${key(2).toString('base64url')}\n`);
+      const fromFile = loadConfig({ SCHOOLGATE_KEY_ENCRYPTION_KEY_FILE: file }).keyEncryption;
+      expect(Buffer.from(fromFile.current ?? [])).to.deep.equal(key(2));
+      expect(fromFile.generatedKeyFile).to.equal(undefined);
+    });
+
+    it('reads previous keys separated by commas, spaces or lines, from the variable or its file', () => {
+      const listed = loadConfig({ SCHOOLGATE_PREVIOUS_KEY_ENCRYPTION_KEYS: `${key(3).toString('base64url')}, ${key(4).toString('base64url')}` }).keyEncryption;
+      expect(listed.previous.map((previous) => Buffer.from(previous))).to.deep.equal([key(3), key(4)]);
+      const file = path.join(dir, 'previous');
+      fs.writeFileSync(file, `${key(5).toString('base64url')}\n${key(6).toString('base64')}\n`);
+      const filed = loadConfig({ SCHOOLGATE_PREVIOUS_KEY_ENCRYPTION_KEYS_FILE: file }).keyEncryption;
+      expect(filed.previous.map((previous) => Buffer.from(previous))).to.deep.equal([key(5), key(6)]);
+    });
+
+    it('refuses a malformed key without repeating it, a key given twice, and an unreadable file', () => {
+      const short = key(1).subarray(0, 16).toString('base64url');
+      expect(() => loadConfig({ SCHOOLGATE_KEY_ENCRYPTION_KEY: short })).to.throw(ConfigError, /^SCHOOLGATE_KEY_ENCRYPTION_KEY: not a key-encryption key; expected 32 random bytes in base64url/);
+      try {
+        loadConfig({ SCHOOLGATE_KEY_ENCRYPTION_KEY: short });
+      } catch (error) {
+        expect((error as Error).message).not.to.contain(short);
+      }
+      expect(() => loadConfig({ SCHOOLGATE_PREVIOUS_KEY_ENCRYPTION_KEYS: `${key(1).toString('base64url')},nope` })).to.throw(ConfigError, /^SCHOOLGATE_PREVIOUS_KEY_ENCRYPTION_KEYS, key 2: not a key-encryption key/);
+      expect(() => loadConfig({ SCHOOLGATE_KEY_ENCRYPTION_KEY: key(1).toString('base64url'), SCHOOLGATE_KEY_ENCRYPTION_KEY_FILE: '/etc/kek' })).to.throw(
+        ConfigError,
+        'set SCHOOLGATE_KEY_ENCRYPTION_KEY or SCHOOLGATE_KEY_ENCRYPTION_KEY_FILE, not both',
+      );
+      const missing = path.join(dir, 'missing');
+      expect(() => loadConfig({ SCHOOLGATE_KEY_ENCRYPTION_KEY_FILE: missing })).to.throw(ConfigError, `SCHOOLGATE_KEY_ENCRYPTION_KEY_FILE: cannot read ${missing} (ENOENT)`);
+    });
+  });
+
   describe('start-up stops with one clear line, before listening', function () {
     this.timeout(30000);
     for (const [name, env, line] of [
       ['an unknown variant', { SCHOOLGATE_VARIANT: 'Z' }, /^schoolgate: configuration error: SCHOOLGATE_VARIANT: unknown variant "Z" \(use A or B\)\n$/],
       ['a bad DATABASE_URL', { DATABASE_URL: 'postgres://localhost/x' }, /^schoolgate: configuration error: DATABASE_URL: unsupported scheme "postgres:".*\n$/],
       ['an unreachable MySQL', { DATABASE_URL: 'mysql://root@127.0.0.1:1/test' }, /^schoolgate: cannot reach the database mysql:\/\/root@127\.0\.0\.1:1\/test: .+\n$/],
+      [
+        'a MySQL store with no key-encryption key',
+        { DATABASE_URL: 'mysql://root@127.0.0.1:1/test', SCHOOLGATE_KEY_ENCRYPTION_KEY: undefined },
+        /^schoolgate: configuration error: no key-encryption key for the signing keys: set SCHOOLGATE_KEY_ENCRYPTION_KEY \(32 random bytes in base64url, .*\) or SCHOOLGATE_KEY_ENCRYPTION_KEY_FILE; only an SQLite store generates one \(docs\/signing-keys\.md\)\n$/,
+      ],
+      ['a malformed key-encryption key', { SCHOOLGATE_KEY_ENCRYPTION_KEY: 'too-short' }, /^schoolgate: configuration error: SCHOOLGATE_KEY_ENCRYPTION_KEY: not a key-encryption key; expected 32 random bytes in base64url .*\n$/],
     ] as const) {
       it(`on ${name}`, async () => {
         const result = await runEntry('src/main.ts', [], { PORT: '0', ...env });

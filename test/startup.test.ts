@@ -5,6 +5,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { PROJECT_ROOT } from '../src/shared/paths.js';
 import { createSite } from '../src/sites/sites.js';
 import { createScratchDatabase, TEST_DATABASE_KINDS, type ScratchDatabase } from './support/databases.js';
+import { TEST_KEY_ENCRYPTION_ENV } from './support/key-encryption.js';
 import { runCli } from './support/processes.js';
 
 function freePort(): Promise<number> {
@@ -25,7 +26,7 @@ interface ServerProcess {
 
 /** `npm start` minus the build: the real entry point in its own process. */
 async function startProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: PROJECT_ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: PROJECT_ROOT, env: { PATH: process.env.PATH, ...TEST_KEY_ENCRYPTION_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

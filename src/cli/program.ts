@@ -3,6 +3,7 @@ import { registerAccountCommands } from './commands/accounts.js';
 import { registerClientCommands } from './commands/clients.js';
 import { registerContractTestCommand } from './commands/contract-test.js';
 import { registerHousekeepingCommands } from './commands/housekeeping.js';
+import { registerKeyCommands } from './commands/keys.js';
 import { registerOperationCommands } from './commands/operations.js';
 import { registerSiteCommands } from './commands/sites.js';
 import { registerVendorPlatformCommands } from './commands/vendors.js';
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerClientCommands(program, run);
   registerVendorPlatformCommands(program, run);
   registerOperationCommands(program, run);
+  registerKeyCommands(program, run);
   registerHousekeepingCommands(program, run);
   registerContractTestCommand(program, run);
   return program;

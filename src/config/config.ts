@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parseKeyEncryption, type KeyEncryptionConfig } from './key-encryption.js';
 
 /** Deployment variants named by the spec: A serves /member/graphql, B serves /account/graphql. */
 export type Variant = 'A' | 'B';
@@ -26,6 +27,12 @@ export interface Config {
   heapGrowingPercent: number;
   /** Per client address limits on anonymous traffic (docs/oauth.md, "Limits on anonymous traffic"). */
   anonymousLimits: AnonymousLimitsConfig;
+  /** The port of the Prometheus metrics listener (docs/operations.md); null: no metrics listener. */
+  metricsPort: number | null;
+  /** The address the metrics listener binds to (loopback unless told otherwise: metrics are not for the public). */
+  metricsHost: string;
+  /** The keys that encrypt the private signing keys in the database (docs/signing-keys.md). */
+  keyEncryption: KeyEncryptionConfig;
 }
 
 export interface AnonymousLimitsConfig {
@@ -135,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = parsePort(env.PORT, 'PORT', 3000);
   const logLevel = env.LOG_LEVEL ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL: "${logLevel}" is not one of ${LOG_LEVELS.join(', ')}`);
+  const database = parseDatabaseUrl(env.DATABASE_URL);
   return {
     variant: parseVariant(env.SCHOOLGATE_VARIANT),
     port,
@@ -143,16 +151,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseBoolean(env.TRUST_PROXY, 'TRUST_PROXY', false),
     seedDemo: parseBoolean(env.SCHOOLGATE_DEMO, 'SCHOOLGATE_DEMO', true),
     logLevel,
-    database: parseDatabaseUrl(env.DATABASE_URL),
+    database,
     prune: {
       intervalSeconds: parseCount(env.SCHOOLGATE_PRUNE_INTERVAL_SECONDS, 'SCHOOLGATE_PRUNE_INTERVAL_SECONDS', 3600),
       retentionDays: parseCount(env.SCHOOLGATE_PRUNE_RETENTION_DAYS, 'SCHOOLGATE_PRUNE_RETENTION_DAYS', 7),
     },
     siteCacheSeconds: parseCount(env.SCHOOLGATE_SITE_CACHE_SECONDS, 'SCHOOLGATE_SITE_CACHE_SECONDS', 5),
     heapGrowingPercent: parseCount(env.SCHOOLGATE_HEAP_GROWING_PERCENT, 'SCHOOLGATE_HEAP_GROWING_PERCENT', 50),
+    metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? null : parsePort(env.METRICS_PORT, 'METRICS_PORT', 0),
+    metricsHost: env.METRICS_HOST === undefined || env.METRICS_HOST === '' ? '127.0.0.1' : env.METRICS_HOST,
     anonymousLimits: {
       authorizePerMinute: parsePositive(env.SCHOOLGATE_AUTHORIZE_LIMIT_PER_MINUTE, 'SCHOOLGATE_AUTHORIZE_LIMIT_PER_MINUTE', 60),
       failuresPerTenMinutes: parsePositive(env.SCHOOLGATE_FAILURE_LIMIT_PER_10_MINUTES, 'SCHOOLGATE_FAILURE_LIMIT_PER_10_MINUTES', 100),
     },
+    keyEncryption: parseKeyEncryption(env, database),
   };
 }

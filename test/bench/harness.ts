@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import type { Variant } from '../../src/config/config.js';
 import { PROJECT_ROOT } from '../../src/shared/paths.js';
 import type { Site } from '../../src/sites/sites.js';
+import { TEST_KEY_ENCRYPTION_ENV } from '../support/key-encryption.js';
 
 /** Seconds per run; each comparison makes PAIRS runs of the product and PAIRS of its floor. */
 export const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -160,7 +161,7 @@ export async function startProcess(entry: string, env: Record<string, string>, n
   const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
   const child = spawn(process.execPath, [...nodeOptions, ...loader, entry], {
     cwd: PROJECT_ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...TEST_KEY_ENCRYPTION_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

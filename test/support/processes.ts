@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { PROJECT_ROOT } from '../../src/shared/paths.js';
+import { TEST_KEY_ENCRYPTION_ENV } from './key-encryption.js';
 
 export interface ProcessResult {
   code: number | null;
@@ -7,12 +8,15 @@ export interface ProcessResult {
   stderr: string;
 }
 
-/** Runs a TypeScript entry point of ours (through tsx) as a child process with the given environment. */
+/**
+ * Runs a TypeScript entry point of ours (through tsx) as a child process with the given environment, plus the tests'
+ * key-encryption key unless `env` says otherwise (a variable set to undefined is left out).
+ */
 export function runEntry(entry: string, args: string[], env: Record<string, string | undefined>, options: { input?: string; timeoutMs?: number } = {}): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
       cwd: PROJECT_ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'silent', ...env },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'silent', ...TEST_KEY_ENCRYPTION_ENV, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

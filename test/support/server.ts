@@ -3,6 +3,7 @@ import { startServer, type RunningServer } from '../../src/server.js';
 import { createSite, type Site } from '../../src/sites/sites.js';
 import { createLogger } from '../../src/shared/logger.js';
 import type { ScratchDatabase } from './databases.js';
+import { TEST_KEY_ENCRYPTION_KEY, useTestKeyEncryptionKey } from './key-encryption.js';
 
 export interface TestServer {
   running: RunningServer;
@@ -13,7 +14,12 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
+/**
+ * The configuration of an in-process test server. It also gives this process the tests' key-encryption key, which
+ * the signing-key code reads from the environment as `npm start` does (test/support/key-encryption.ts).
+ */
 export function testConfig(overrides: Partial<Config> = {}): Config {
+  useTestKeyEncryptionKey();
   return {
     // No prune job unless a test asks for one (test/housekeeping.test.ts): it would delete rows other tests set up.
     // Every test comes from 127.0.0.1, so the per-address limits on anonymous traffic are lifted except where a test
@@ -24,6 +30,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0',
       SCHOOLGATE_AUTHORIZE_LIMIT_PER_MINUTE: '1000000',
       SCHOOLGATE_FAILURE_LIMIT_PER_10_MINUTES: '1000000',
+      SCHOOLGATE_KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY,
     }),
     port: 0,
     host: undefined,

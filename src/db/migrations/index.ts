@@ -13,6 +13,7 @@ import * as people from './0011_people.js';
 import * as tokenFamilies from './0012_token_families.js';
 import * as housekeeping from './0013_housekeeping.js';
 import * as siteProfiles from './0014_site_profiles.js';
+import * as signingKeyEncryption from './0015_signing_key_encryption.js';
 
 type Migration = Knex.Migration;
 
@@ -32,6 +33,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['0012_token_families', tokenFamilies],
   ['0013_housekeeping', housekeeping],
   ['0014_site_profiles', siteProfiles],
+  ['0015_signing_key_encryption', signingKeyEncryption],
 ];
 
 /** Bundled with the code instead of read from a folder, so the same list runs from src/ (tsx) and dist/ (node). */

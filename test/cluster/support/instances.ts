@@ -9,6 +9,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as oauth from 'oauth4webapi';
 import { PROJECT_ROOT } from '../../../src/shared/paths.js';
+import { TEST_KEY_ENCRYPTION_ENV } from '../../support/key-encryption.js';
 import { runEntry, type ProcessResult } from '../../support/processes.js';
 
 export const SITE_HOST = 'school.test';
@@ -102,6 +103,8 @@ export async function startInstance(name: string, databaseUrl: string, logDir: s
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
+      // The key-encryption key runEntry gives the CLI: instances and CLI runs read each other's signing keys.
+      ...TEST_KEY_ENCRYPTION_ENV,
       DATABASE_URL: databaseUrl,
       PORT: '0',
       HOST: '127.0.0.1',
