@@ -1,13 +1,12 @@
-import { escapeHtml, layout } from '../pages/html.js';
+import { html, type Html } from '../pages/html.js';
+import { layout } from '../pages/layout.js';
 import type { Site } from '../sites/sites.js';
 import { DOCS_PATHS } from './paths.js';
-
-export { escapeHtml };
 
 /** Which reference page a response is; tests find it on `<main data-page>`. */
 export type DocsPageName = 'docs-index' | 'docs-member-api';
 
-const DOCS_STYLE = `<style>
+const DOCS_STYLE = html`<style>
 body{max-width:60rem}
 p.site{color:#52606d;font-size:.9rem}
 nav.docs{display:flex;gap:1rem;flex-wrap:wrap;border-bottom:1px solid #d9dee3;padding-bottom:.6rem}
@@ -23,11 +22,11 @@ pre{background:#f1f3f5;padding:.6rem .8rem;border-radius:4px;overflow-x:auto}
 </style>`;
 
 /** A whole reference page: the site's name, the reference navigation and one `<main>`; no script. */
-export function docsPage(site: Site, page: DocsPageName, title: string, main: string): string {
+export function docsPage(site: Site, page: DocsPageName, title: string, main: Html): string {
   return layout(
     `${title} · ${site.name}`,
-    `${DOCS_STYLE}
-<p class="site"><a href="/">${escapeHtml(site.name)}</a> · API reference</p>
+    html`${DOCS_STYLE}
+<p class="site"><a href="/">${site.name}</a> · API reference</p>
 <nav class="docs"><a href="${DOCS_PATHS.index}">Overview</a>
 <a href="${DOCS_PATHS.adminApi}">Admin API</a>
 <a href="${DOCS_PATHS.memberApi}">Member API</a>

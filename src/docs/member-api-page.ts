@@ -4,7 +4,8 @@ import { ACCOUNT_SCOPES, memberGraphqlPath } from '../graphql/endpoint.js';
 import { buildMemberSchema } from '../graphql/schema.js';
 import type { SiteState } from '../http/state.js';
 import { setDocsPageHeaders, STATIC_PAGE_CSP } from './headers.js';
-import { docsPage, escapeHtml } from './layout.js';
+import { html, joinHtml } from '../pages/html.js';
+import { docsPage } from './layout.js';
 import { renderMemberApiReference } from './member-api-reference.js';
 
 /**
@@ -16,7 +17,7 @@ export function memberApiPage(variant: Variant): Middleware<SiteState> {
   const { schema, scopes } = buildMemberSchema(variant);
   const reference = renderMemberApiReference(schema, scopes);
   const path = memberGraphqlPath(variant);
-  const scopeList = ACCOUNT_SCOPES.map((scope) => `<code>${scope}</code>`).join(' and ');
+  const scopeList = joinHtml(ACCOUNT_SCOPES.map((scope) => html`<code>${scope}</code>`), ' and ');
   return async (ctx) => {
     const { site } = ctx.state;
     const endpoint = `${site.origin}${path}`;
@@ -26,12 +27,12 @@ export function memberApiPage(variant: Variant): Middleware<SiteState> {
       site,
       'docs-member-api',
       'Member API reference',
-      `<h1>Member API reference</h1>
-<p>The member GraphQL API of <strong>${escapeHtml(site.name)}</strong>: the signed-in member's own data at this site.</p>
+      html`<h1>Member API reference</h1>
+<p>The member GraphQL API of <strong>${site.name}</strong>: the signed-in member's own data at this site.</p>
 <h2>Endpoint and authentication</h2>
 <ul>
-<li>Endpoint: <code>POST ${escapeHtml(endpoint)}</code> with a JSON body <code>{"query": …, "variables": …}</code> (GraphQL over HTTP; <code>GET</code> for queries).</li>
-<li>Every request sends <code>Authorization: Bearer &lt;access token&gt;</code>. The token comes from this site's OAuth 2.0 authorization server (Authorization Code with PKCE), issued to a member client for a member who signed in, with <code>resource=${escapeHtml(site.origin)}</code>. There is no anonymous access.</li>
+<li>Endpoint: <code>POST ${endpoint}</code> with a JSON body <code>{"query": …, "variables": …}</code> (GraphQL over HTTP; <code>GET</code> for queries).</li>
+<li>Every request sends <code>Authorization: Bearer &lt;access token&gt;</code>. The token comes from this site's OAuth 2.0 authorization server (Authorization Code with PKCE), issued to a member client for a member who signed in, with <code>resource=${site.origin}</code>. There is no anonymous access.</li>
 <li>Scopes: ${scopeList}. Each field that needs one shows it below (the schema's <code>@requiresScope</code> directive).</li>
 <li>How to get a token, step by step: <a href="/auth.md">the agent guide</a>.</li>
 </ul>

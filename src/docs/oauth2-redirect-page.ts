@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import type { SiteState } from '../http/state.js';
+import { html, safeUrl } from '../pages/html.js';
 import type { DocsAssets } from './assets.js';
 import { setDocsPageHeaders, SWAGGER_UI_PAGE_CSP } from './headers.js';
 
@@ -13,13 +14,13 @@ export function oauth2RedirectPage(assets: DocsAssets): Middleware<SiteState> {
     ctx.type = 'text/html; charset=utf-8';
     setDocsPageHeaders(ctx, SWAGGER_UI_PAGE_CSP);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = `<!doctype html>
+    ctx.body = html`<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>Signing in to the admin API reference</title></head>
 <body>
-<script src="${assets.url('oauth2-redirect.js')}"></script>
+<script src="${safeUrl(assets.url('oauth2-redirect.js'))}"></script>
 </body>
 </html>
-`;
+`.toString();
   };
 }

@@ -1,7 +1,8 @@
 import type { Middleware } from 'koa';
 import type { Variant } from '../config/config.js';
 import type { SiteState } from '../http/state.js';
-import { escapeHtml, layout } from './html.js';
+import { html, joinHtml, safeUrl } from './html.js';
+import { layout } from './layout.js';
 
 /** GET /: the school's landing page, pointing people and agents at the interfaces this origin serves. */
 export function homePage(variant: Variant): Middleware<SiteState> {
@@ -19,11 +20,11 @@ export function homePage(variant: Variant): Middleware<SiteState> {
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = layout(
       site.name,
-      `<h1>${escapeHtml(site.name)}</h1>
-${site.description ? `<p>${escapeHtml(site.description)}</p>` : ''}
-<p>This origin, <code>${escapeHtml(site.origin)}</code>, is one school site. Members sign in through OAuth 2.0 and read their own data at <code>${graphqlPath}</code>; agents use <code>/mcp</code>.</p>
+      html`<h1>${site.name}</h1>
+${site.description ? html`<p>${site.description}</p>` : ''}
+<p>This origin, <code>${site.origin}</code>, is one school site. Members sign in through OAuth 2.0 and read their own data at <code>${graphqlPath}</code>; agents use <code>/mcp</code>.</p>
 <ul>
-${links.map(([href, text]) => `<li><a href="${href}">${escapeHtml(text)}</a></li>`).join('\n')}
+${joinHtml(links.map(([href, text]) => html`<li><a href="${safeUrl(href)}">${text}</a></li>`), '\n')}
 </ul>`,
     );
   };

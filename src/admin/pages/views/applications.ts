@@ -1,8 +1,12 @@
 import type { Application } from '../../../clients/applications.js';
 import { ALL_SCOPES, IDENTITY_SCOPES, MEMBER_ONLY_SCOPES, SCOPE_DESCRIPTIONS, type Audience } from '../../../clients/scopes.js';
+import { html, joinHtml, safeUrl, type Html } from '../../../pages/html.js';
 import type { FieldProblem } from '../../../shared/errors.js';
 import { ADMIN_PATHS, applicationPath } from '../paths.js';
-import { adminPage, escapeHtml, hiddenField, notices, type AdminChrome } from './layout.js';
+import { adminPage, hiddenField, notices, type AdminChrome } from './layout.js';
+
+/** The attribute of a checked radio button or checkbox. */
+const CHECKED = html` checked`;
 
 const KIND_LABELS: Record<Application['client']['kind'], string> = {
   operator_created: 'Created here',
@@ -26,36 +30,37 @@ export interface ApplicationListInput {
 }
 
 export function applicationsPage(input: ApplicationListInput): string {
-  const rows = input.applications
-    .map(
-      (application) => `<tr>
-<td><a href="${escapeHtml(applicationPath(application.client.clientId))}">${escapeHtml(application.client.name)}</a></td>
-<td><code>${escapeHtml(application.client.clientId)}</code></td>
+  const rows = joinHtml(
+    input.applications.map(
+      (application) => html`<tr>
+<td><a href="${safeUrl(applicationPath(application.client.clientId))}">${application.client.name}</a></td>
+<td><code>${application.client.clientId}</code></td>
 <td>${audienceLabel(application.client.audience)}</td>
 <td>${typeLabel(application)}</td>
 <td>${KIND_LABELS[application.client.kind]}${application.client.reviewed ? '' : ' (not reviewed)'}</td>
 </tr>`,
-    )
-    .join('\n');
+    ),
+    '\n',
+  );
   return adminPage(
     input.chrome,
     'admin-applications',
     'OAuth applications',
-    `<h1>OAuth applications</h1>
+    html`<h1>OAuth applications</h1>
 ${notices({ ok: input.ok ?? null })}
 <p>Applications that may ask people at this school for access. Give an application's client ID to whoever runs it; members and operators then approve it on the consent page.</p>
 <p><a href="${ADMIN_PATHS.newApplication}">New OAuth application</a></p>
 ${
   input.applications.length === 0
-    ? '<p>There are no OAuth applications yet.</p>'
-    : `<table>
+    ? html`<p>There are no OAuth applications yet.</p>`
+    : html`<table>
 <thead><tr><th>Name</th><th>Client ID</th><th>For</th><th>Type</th><th>Origin</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
 </table>`
 }
-${input.nextPage === null ? '' : `<p><a href="${escapeHtml(input.nextPage)}" rel="next">Next page</a></p>`}`,
+${input.nextPage === null ? '' : html`<p><a href="${safeUrl(input.nextPage)}" rel="next">Next page</a></p>`}`,
   );
 }
 
@@ -86,9 +91,9 @@ export interface NewApplicationInput {
   problems?: readonly FieldProblem[];
 }
 
-function scopeCheckbox(scope: string, checked: boolean): string {
+function scopeCheckbox(scope: string, checked: boolean): Html {
   const description = (SCOPE_DESCRIPTIONS as Record<string, string>)[scope] ?? scope;
-  return `<label><input type="checkbox" name="scopes" value="${escapeHtml(scope)}"${checked ? ' checked' : ''}> <code>${escapeHtml(scope)}</code> ${escapeHtml(description)}</label>`;
+  return html`<label><input type="checkbox" name="scopes" value="${scope}"${checked && CHECKED}> <code>${scope}</code> ${description}</label>`;
 }
 
 /**
@@ -100,9 +105,8 @@ export function newApplicationPage(input: NewApplicationInput): string {
   const { values } = input;
   const problems = input.problems ?? [];
   const errorList =
-    problems.length === 0
-      ? ''
-      : `<div class="error" role="alert"><p>The application was not created:</p><ul>${problems.map((problem) => `<li>${escapeHtml(problemText(problem, values))}</li>`).join('')}</ul></div>`;
+    problems.length > 0 &&
+    html`<div class="error" role="alert"><p>The application was not created:</p><ul>${problems.map((problem) => html`<li>${problemText(problem, values)}</li>`)}</ul></div>`;
   const checked = new Set(values.scopes);
   const memberScopes = [...IDENTITY_SCOPES, ...MEMBER_ONLY_SCOPES];
   const operatorScopes = ALL_SCOPES.filter((scope) => !memberScopes.includes(scope));
@@ -110,58 +114,58 @@ export function newApplicationPage(input: NewApplicationInput): string {
     input.chrome,
     'admin-application-new',
     'New OAuth application',
-    `<h1>New OAuth application</h1>
+    html`<h1>New OAuth application</h1>
 ${errorList}
 <form method="post" action="${ADMIN_PATHS.applications}">
 ${hiddenField('csrf_token', input.chrome.csrfToken ?? '')}
 <label for="name">Name</label>
-<input type="text" id="name" name="name" required maxlength="191" value="${escapeHtml(values.name)}">
+<input type="text" id="name" name="name" required maxlength="191" value="${values.name}">
 <p class="fine">Shown to people on the consent page.</p>
 <fieldset>
 <legend>For</legend>
-<label class="choice"><input type="radio" name="audience" value="member"${values.audience === 'member' ? ' checked' : ''}> Members: reads a signed-in member's own data (member API and MCP). Anyone with a role at the school can approve it.</label>
-<label class="choice"><input type="radio" name="audience" value="operator"${values.audience === 'operator' ? ' checked' : ''}> Operators: works in the administration (admin API). Only owners, operators and staff can approve it.</label>
+<label class="choice"><input type="radio" name="audience" value="member"${values.audience === 'member' && CHECKED}> Members: reads a signed-in member's own data (member API and MCP). Anyone with a role at the school can approve it.</label>
+<label class="choice"><input type="radio" name="audience" value="operator"${values.audience === 'operator' && CHECKED}> Operators: works in the administration (admin API). Only owners, operators and staff can approve it.</label>
 </fieldset>
 <fieldset>
 <legend>Client type</legend>
-<label class="choice"><input type="checkbox" id="confidential" name="confidential" value="on"${values.confidential ? ' checked' : ''}> Confidential application</label>
+<label class="choice"><input type="checkbox" id="confidential" name="confidential" value="on"${values.confidential && CHECKED}> Confidential application</label>
 <p class="fine">Check it for an application that runs on a server and can keep a secret: it gets a client secret (shown once) and authenticates with <code>client_secret_post</code>. Leave it unchecked for apps on people's devices and agents: a public client uses PKCE and has no secret.</p>
 </fieldset>
 <fieldset>
 <legend>Scopes</legend>
-<p class="fine">Member applications: ${memberScopes.map((scope) => `<code>${scope}</code>`).join(', ')}.</p>
+<p class="fine">Member applications: ${joinHtml(memberScopes.map((scope) => html`<code>${scope}</code>`), ', ')}.</p>
 <div class="scopes-grid">
-${memberScopes.map((scope) => scopeCheckbox(scope, checked.has(scope))).join('\n')}
+${joinHtml(memberScopes.map((scope) => scopeCheckbox(scope, checked.has(scope))), '\n')}
 </div>
 <p class="fine">Operator applications: the identity scopes above (not <code>account:*</code>) and:</p>
 <div class="scopes-grid">
-${operatorScopes.map((scope) => scopeCheckbox(scope, checked.has(scope))).join('\n')}
+${joinHtml(operatorScopes.map((scope) => scopeCheckbox(scope, checked.has(scope))), '\n')}
 </div>
 </fieldset>
 <label for="redirect_uris">Redirect URIs</label>
-<textarea id="redirect_uris" name="redirect_uris" required>${escapeHtml(values.redirectUris)}</textarea>
+<textarea id="redirect_uris" name="redirect_uris" required>${values.redirectUris}</textarea>
 <p class="fine">One per line: <code>https://</code>, <code>http://</code> on localhost or 127.0.0.1 only, or an app scheme such as <code>com.example.app:/callback</code>. Authorization requests must use one of them exactly.</p>
 <div class="actions"><button type="submit">Create application</button> <a href="${ADMIN_PATHS.applications}">Cancel</a></div>
 </form>`,
   );
 }
 
-function facts(application: Application): string {
+function facts(application: Application): Html {
   const { client } = application;
-  return `<dl class="facts">
-<dt>Client ID</dt><dd><code class="client-id">${escapeHtml(client.clientId)}</code></dd>
+  return html`<dl class="facts">
+<dt>Client ID</dt><dd><code class="client-id">${client.clientId}</code></dd>
 <dt>For</dt><dd>${audienceLabel(client.audience)}</dd>
 <dt>Type</dt><dd>${typeLabel(application)}; token endpoint authentication <code>${client.tokenEndpointAuthMethod}</code></dd>
-<dt>Scopes</dt><dd>${client.scopes.map((scope) => `<code>${escapeHtml(scope)}</code>`).join(' ')}</dd>
-<dt>Redirect URIs</dt><dd>${client.redirectUris.map((uri) => `<code>${escapeHtml(uri)}</code>`).join('<br>')}</dd>
-<dt>Origin</dt><dd>${KIND_LABELS[client.kind]}${application.vendorClientName === null ? '' : ` (registration name <code>${escapeHtml(application.vendorClientName)}</code>)`}${client.reviewed ? '' : ', not reviewed yet: only read and identity scopes can be granted'}</dd>
+<dt>Scopes</dt><dd>${joinHtml(client.scopes.map((scope) => html`<code>${scope}</code>`), ' ')}</dd>
+<dt>Redirect URIs</dt><dd>${joinHtml(client.redirectUris.map((uri) => html`<code>${uri}</code>`), html`<br>`)}</dd>
+<dt>Origin</dt><dd>${KIND_LABELS[client.kind]}${application.vendorClientName !== null && html` (registration name <code>${application.vendorClientName}</code>)`}${client.reviewed ? '' : ', not reviewed yet: only read and identity scopes can be granted'}</dd>
 <dt>Created</dt><dd>${client.createdAt.toISOString()}</dd>
 </dl>`;
 }
 
-function secretBlock(secret: string): string {
-  return `<p><strong>Client secret</strong></p>
-<code class="secret" id="client-secret">${escapeHtml(secret)}</code>
+function secretBlock(secret: string): Html {
+  return html`<p><strong>Client secret</strong></p>
+<code class="secret" id="client-secret">${secret}</code>
 <p class="notice" role="status">Copy the client secret now and store it safely. It is shown only this once; if it is lost, rotate it to get a new one.</p>`;
 }
 
@@ -171,9 +175,9 @@ export function applicationCreatedPage(chrome: AdminChrome, application: Applica
     chrome,
     'admin-application-created',
     `${application.client.name} created`,
-    `<h1>${escapeHtml(application.client.name)} was created</h1>
+    html`<h1>${application.client.name} was created</h1>
 <p class="ok" role="status">Give the client ID below to whoever runs the application.</p>
-${clientSecret === null ? '<p>This is a public application: it has no client secret and uses PKCE (S256).</p>' : secretBlock(clientSecret)}
+${clientSecret === null ? html`<p>This is a public application: it has no client secret and uses PKCE (S256).</p>` : secretBlock(clientSecret)}
 ${facts(application)}
 <p><a href="${ADMIN_PATHS.applications}">Back to OAuth applications</a></p>`,
   );
@@ -184,11 +188,11 @@ export function secretRotatedPage(chrome: AdminChrome, application: Application,
     chrome,
     'admin-application-secret',
     `New secret for ${application.client.name}`,
-    `<h1>New client secret for ${escapeHtml(application.client.name)}</h1>
+    html`<h1>New client secret for ${application.client.name}</h1>
 <p>The previous secret no longer works. Tokens already issued stay valid.</p>
 ${secretBlock(clientSecret)}
 ${facts(application)}
-<p><a href="${escapeHtml(applicationPath(application.client.clientId))}">Back to the application</a></p>`,
+<p><a href="${safeUrl(applicationPath(application.client.clientId))}">Back to the application</a></p>`,
   );
 }
 
@@ -196,23 +200,23 @@ ${facts(application)}
 export function applicationPage(chrome: AdminChrome, application: Application, ok: string | null = null): string {
   const { client } = application;
   const csrf = hiddenField('csrf_token', chrome.csrfToken ?? '');
-  const rotate = client.confidential
-    ? `<form method="post" action="${escapeHtml(applicationPath(client.clientId, 'rotate-secret'))}">${csrf}<div class="actions"><button type="submit" class="secondary">Rotate client secret</button></div></form>`
-    : '';
+  const rotate =
+    client.confidential &&
+    html`<form method="post" action="${safeUrl(applicationPath(client.clientId, 'rotate-secret'))}">${csrf}<div class="actions"><button type="submit" class="secondary">Rotate client secret</button></div></form>`;
   const review =
-    client.kind === 'metadata_document' && !client.reviewed
-      ? `<form method="post" action="${escapeHtml(applicationPath(client.clientId, 'review'))}">${csrf}<div class="actions"><button type="submit" class="secondary">Mark as reviewed</button></div></form>`
-      : '';
+    client.kind === 'metadata_document' &&
+    !client.reviewed &&
+    html`<form method="post" action="${safeUrl(applicationPath(client.clientId, 'review'))}">${csrf}<div class="actions"><button type="submit" class="secondary">Mark as reviewed</button></div></form>`;
   return adminPage(
     chrome,
     'admin-application',
     client.name,
-    `<h1>${escapeHtml(client.name)}</h1>
+    html`<h1>${client.name}</h1>
 ${notices({ ok })}
 ${facts(application)}
 ${rotate}
 ${review}
-<form method="post" action="${escapeHtml(applicationPath(client.clientId, 'delete'))}">
+<form method="post" action="${safeUrl(applicationPath(client.clientId, 'delete'))}">
 ${csrf}
 <p>Deleting the application revokes every token it holds at once; people who use it must be given a new application.</p>
 <div class="actions"><button type="submit" class="danger">Delete application</button></div>

@@ -1,10 +1,11 @@
 import type { User } from '../../../accounts/users.js';
 import { hiddenField, PAGE_STYLE } from '../../../oauth/authorize/pages/page.js';
-import { escapeHtml, layout } from '../../../pages/html.js';
+import { html, joinHtml, type Html } from '../../../pages/html.js';
+import { layout } from '../../../pages/layout.js';
 import type { Site } from '../../../sites/sites.js';
 import { ADMIN_PATHS } from '../paths.js';
 
-export { escapeHtml, hiddenField };
+export { hiddenField };
 
 /** Which admin page a response is; tests find it on `<main data-page>`. */
 export type AdminPageName =
@@ -18,7 +19,7 @@ export type AdminPageName =
   | 'admin-application-secret'
   | 'admin-error';
 
-const ADMIN_STYLE = `<style>
+const ADMIN_STYLE = html`<style>
 body{max-width:56rem}
 nav.admin{display:flex;gap:1rem;flex-wrap:wrap;align-items:center;border-bottom:1px solid #d9dee3;padding-bottom:.6rem}
 nav.admin .who{margin-left:auto;color:#52606d;font-size:.9rem}
@@ -44,22 +45,22 @@ export interface AdminChrome {
   developersVisible: boolean;
 }
 
-function navigation(chrome: AdminChrome): string {
-  if (chrome.user === null || chrome.csrfToken === null) return '';
-  const links = [`<a href="${ADMIN_PATHS.home}">Overview</a>`, `<a href="${ADMIN_PATHS.settings}">Settings</a>`];
-  if (chrome.developersVisible) links.push(`<a href="${ADMIN_PATHS.applications}">Developers › OAuth applications</a>`);
-  return `<nav class="admin">${links.join('\n')}
-<span class="who">${escapeHtml(chrome.user.name)}
+function navigation(chrome: AdminChrome): Html | null {
+  if (chrome.user === null || chrome.csrfToken === null) return null;
+  const links = [html`<a href="${ADMIN_PATHS.home}">Overview</a>`, html`<a href="${ADMIN_PATHS.settings}">Settings</a>`];
+  if (chrome.developersVisible) links.push(html`<a href="${ADMIN_PATHS.applications}">Developers › OAuth applications</a>`);
+  return html`<nav class="admin">${joinHtml(links, '\n')}
+<span class="who">${chrome.user.name}
 <form method="post" action="${ADMIN_PATHS.signOut}" class="inline">${hiddenField('csrf_token', chrome.csrfToken)}<button type="submit" class="linkish">Sign out</button></form></span>
 </nav>`;
 }
 
 /** A whole admin page: the site's name, the navigation, one `<main>`; no script anywhere (works without JavaScript). */
-export function adminPage(chrome: AdminChrome, page: AdminPageName, title: string, main: string): string {
+export function adminPage(chrome: AdminChrome, page: AdminPageName, title: string, main: Html): string {
   return layout(
     `${title} · Admin · ${chrome.site.name}`,
-    `${PAGE_STYLE}${ADMIN_STYLE}
-<p class="site">${escapeHtml(chrome.site.name)} · Admin</p>
+    html`${PAGE_STYLE}${ADMIN_STYLE}
+<p class="site">${chrome.site.name} · Admin</p>
 ${navigation(chrome)}
 <main data-page="${page}">
 ${main}
@@ -67,12 +68,12 @@ ${main}
   );
 }
 
-export function notices(input: { error?: string | null; notice?: string | null; ok?: string | null }): string {
-  return [
-    input.ok ? `<p class="ok" role="status">${escapeHtml(input.ok)}</p>` : '',
-    input.notice ? `<p class="notice" role="status">${escapeHtml(input.notice)}</p>` : '',
-    input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` : '',
-  ].join('');
+export function notices(input: { error?: string | null; notice?: string | null; ok?: string | null }): Html {
+  return html`${[
+    input.ok && html`<p class="ok" role="status">${input.ok}</p>`,
+    input.notice && html`<p class="notice" role="status">${input.notice}</p>`,
+    input.error && html`<p class="error" role="alert">${input.error}</p>`,
+  ]}`;
 }
 
 export function errorPageHtml(chrome: AdminChrome, title: string, message: string, code: string): string {
@@ -80,9 +81,9 @@ export function errorPageHtml(chrome: AdminChrome, title: string, message: strin
     chrome,
     'admin-error',
     title,
-    `<h1>${escapeHtml(title)}</h1>
-<p class="error" role="alert">${escapeHtml(message)}</p>
+    html`<h1>${title}</h1>
+<p class="error" role="alert">${message}</p>
 <p><a href="${ADMIN_PATHS.home}">Back to the admin area</a></p>
-<p class="fine">Error code: <code>${escapeHtml(code)}</code></p>`,
+<p class="fine">Error code: <code>${code}</code></p>`,
   );
 }

@@ -1,18 +1,19 @@
 import type { McpConnectionsSettings } from '../../mcp-connections.js';
+import { html, joinHtml } from '../../../pages/html.js';
 import { ADMIN_PATHS } from '../paths.js';
-import { adminPage, escapeHtml, hiddenField, notices, type AdminChrome } from './layout.js';
+import { adminPage, hiddenField, notices, type AdminChrome } from './layout.js';
 
 export function adminHomePage(chrome: AdminChrome, settings: McpConnectionsSettings): string {
   const { site } = chrome;
   const developers = settings.betaEnabled
-    ? `<li><a href="${ADMIN_PATHS.applications}">Developers › OAuth applications</a>: the applications that may ask this school's members and operators for access.</li>`
-    : `<li>Developers › OAuth applications appears once the <strong>MCP connections beta</strong> is on (<a href="${ADMIN_PATHS.settings}">Settings</a>).</li>`;
+    ? html`<li><a href="${ADMIN_PATHS.applications}">Developers › OAuth applications</a>: the applications that may ask this school's members and operators for access.</li>`
+    : html`<li>Developers › OAuth applications appears once the <strong>MCP connections beta</strong> is on (<a href="${ADMIN_PATHS.settings}">Settings</a>).</li>`;
   return adminPage(
     chrome,
     'admin-home',
     'Overview',
-    `<h1>${escapeHtml(site.name)}</h1>
-<p>Signed in as <strong>${escapeHtml(chrome.user?.name ?? '')}</strong>. This school is served at <code>${escapeHtml(site.origin)}</code>.</p>
+    html`<h1>${site.name}</h1>
+<p>Signed in as <strong>${chrome.user?.name ?? ''}</strong>. This school is served at <code>${site.origin}</code>.</p>
 <ul>
 <li><a href="${ADMIN_PATHS.settings}">Settings</a>: the MCP connections beta.</li>
 ${developers}
@@ -30,12 +31,12 @@ export interface SettingsPageInput {
 /** The MCP connections beta switch (spec, Authentication 4): on shows Developers > OAuth applications. */
 export function adminSettingsPage(input: SettingsPageInput): string {
   const { chrome, settings } = input;
-  const hosts = settings.metadataDocumentHosts.length === 0 ? 'none' : settings.metadataDocumentHosts.map((host) => `<code>${escapeHtml(host)}</code>`).join(', ');
+  const hosts = settings.metadataDocumentHosts.length === 0 ? 'none' : joinHtml(settings.metadataDocumentHosts.map((host) => html`<code>${host}</code>`), ', ');
   return adminPage(
     chrome,
     'admin-settings',
     'Settings',
-    `<h1>Settings</h1>
+    html`<h1>Settings</h1>
 ${notices({ ok: input.ok ?? null, notice: input.notice ?? null })}
 <form method="post" action="${ADMIN_PATHS.settings}">
 ${hiddenField('csrf_token', chrome.csrfToken ?? '')}${hiddenField('version', String(settings.site.version))}
@@ -46,6 +47,6 @@ ${hiddenField('csrf_token', chrome.csrfToken ?? '')}${hiddenField('version', Str
 </fieldset>
 <div class="actions"><button type="submit">Save settings</button></div>
 </form>
-<p class="fine">Client ID Metadata Documents are accepted from ${settings.openRegistration ? 'any HTTPS host (open registration)' : `these hosts: ${hosts}`}; change that through the admin API (<code>/school/mcp-connections</code>).</p>`,
+<p class="fine">Client ID Metadata Documents are accepted from ${settings.openRegistration ? 'any HTTPS host (open registration)' : html`these hosts: ${hosts}`}; change that through the admin API (<code>/school/mcp-connections</code>).</p>`,
   );
 }

@@ -1,5 +1,6 @@
+import { html } from '../../../pages/html.js';
 import { ADMIN_PATHS } from '../paths.js';
-import { adminPage, escapeHtml, hiddenField, notices, type AdminChrome } from './layout.js';
+import { adminPage, hiddenField, notices, type AdminChrome } from './layout.js';
 
 export interface AdminSignInInput {
   chrome: AdminChrome;
@@ -17,13 +18,13 @@ export function adminSignInPage(input: AdminSignInInput): string {
     input.chrome,
     'admin-sign-in',
     'Sign in',
-    `<h1>Sign in to the admin area of ${escapeHtml(site.name)}</h1>
+    html`<h1>Sign in to the admin area of ${site.name}</h1>
 <p>For the school's owners, operators and staff.</p>
 ${notices({ error: input.error ?? null, notice: input.notice ?? null })}
 <form method="post" action="${ADMIN_PATHS.signIn}">
 ${hiddenField('csrf_token', input.csrfToken)}${hiddenField('return_to', input.returnTo)}
 <label for="email">Email</label>
-<input type="email" id="email" name="email" autocomplete="username" required autofocus value="${escapeHtml(input.email ?? '')}">
+<input type="email" id="email" name="email" autocomplete="username" required autofocus value="${input.email ?? ''}">
 <label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required>
 <div class="actions"><button type="submit">Sign in</button></div>

@@ -1,10 +1,11 @@
 import type { User } from '../../../accounts/users.js';
 import type { OAuthClient } from '../../../clients/clients.js';
 import type { Scope } from '../../../clients/scopes.js';
+import { html, joinHtml, type Html } from '../../../pages/html.js';
 import type { Site } from '../../../sites/sites.js';
 import { AUTHORIZE_PATHS } from '../paths.js';
 import { SCOPE_WORDING } from '../scope-wording.js';
-import { authorizePage, escapeHtml, hiddenField } from './page.js';
+import { authorizePage, hiddenField } from './page.js';
 
 export interface ConsentPageInput {
   site: Site;
@@ -23,10 +24,10 @@ export function redirectDestination(redirectUri: string): string {
   return url.host === '' ? url.protocol : `${url.protocol}//${url.host}`;
 }
 
-function kindSentence(client: OAuthClient, site: Site): string {
+function kindSentence(client: OAuthClient, site: Site): Html {
   return client.audience === 'operator'
-    ? `<strong>Operator tool</strong>: it works in the administration of ${escapeHtml(site.name)} on your behalf, with your staff rights.`
-    : `<strong>Member app</strong>: it reads your own data at ${escapeHtml(site.name)} on your behalf.`;
+    ? html`<strong>Operator tool</strong>: it works in the administration of ${site.name} on your behalf, with your staff rights.`
+    : html`<strong>Member app</strong>: it reads your own data at ${site.name} on your behalf.`;
 }
 
 /**
@@ -36,19 +37,19 @@ function kindSentence(client: OAuthClient, site: Site): string {
  */
 export function consentPage(input: ConsentPageInput): string {
   const { site, client, user } = input;
-  const hidden = hiddenField('handle', input.handle) + hiddenField('csrf_token', input.csrfToken);
-  const scopes = input.scopes.map((scope) => `<li>${escapeHtml(SCOPE_WORDING[scope])} <code>${escapeHtml(scope)}</code></li>`).join('\n');
+  const hidden = html`${hiddenField('handle', input.handle)}${hiddenField('csrf_token', input.csrfToken)}`;
+  const scopes = joinHtml(input.scopes.map((scope) => html`<li>${SCOPE_WORDING[scope]} <code>${scope}</code></li>`), '\n');
   return authorizePage(
     site,
     'consent',
     `Allow ${client.name}?`,
-    `<h1>Allow <strong>${escapeHtml(client.name)}</strong> to access your account at ${escapeHtml(site.name)}?</h1>
+    html`<h1>Allow <strong>${client.name}</strong> to access your account at ${site.name}?</h1>
 <p>${kindSentence(client, site)}</p>
 <p>It asks to:</p>
 <ul class="scopes">
 ${scopes}
 </ul>
-<div class="account">Signed in as <strong>${escapeHtml(user.name)}</strong> (${escapeHtml(user.email)}).
+<div class="account">Signed in as <strong>${user.name}</strong> (${user.email}).
 <form method="post" action="${AUTHORIZE_PATHS.switchAccount}" class="inline">${hidden}<button type="submit" class="linkish">Not you? Sign in as someone else</button></form></div>
 <form method="post" action="${AUTHORIZE_PATHS.consent}">
 ${hidden}
@@ -57,7 +58,7 @@ ${hidden}
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 </div>
 </form>
-<p class="fine">Either way you will be sent back to <strong>${escapeHtml(redirectDestination(input.redirectUri))}</strong>.
+<p class="fine">Either way you will be sent back to <strong>${redirectDestination(input.redirectUri)}</strong>.
 Applications you approved before keep the access you gave them until it is revoked.</p>`,
   );
 }

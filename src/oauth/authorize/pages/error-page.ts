@@ -1,5 +1,6 @@
+import { html } from '../../../pages/html.js';
 import type { Site } from '../../../sites/sites.js';
-import { authorizePage, escapeHtml } from './page.js';
+import { authorizePage } from './page.js';
 
 /**
  * An error shown instead of redirecting (RFC 6749 4.1.2.1): the client or redirect_uri could not be verified, or the
@@ -10,9 +11,9 @@ export function errorPage(site: Site, title: string, message: string, code: stri
     site,
     'error',
     title,
-    `<h1>${escapeHtml(title)}</h1>
-<p class="error" role="alert">${escapeHtml(message)}</p>
-<p>Return to the application you came from and start again. If this keeps happening, contact ${escapeHtml(site.name)}.</p>
-<p class="fine">Error code: <code>${escapeHtml(code)}</code></p>`,
+    html`<h1>${title}</h1>
+<p class="error" role="alert">${message}</p>
+<p>Return to the application you came from and start again. If this keeps happening, contact ${site.name}.</p>
+<p class="fine">Error code: <code>${code}</code></p>`,
   );
 }

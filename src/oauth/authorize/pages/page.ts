@@ -1,13 +1,12 @@
-import { escapeHtml, layout } from '../../../pages/html.js';
+import { html, type Html } from '../../../pages/html.js';
+import { layout } from '../../../pages/layout.js';
 import type { Site } from '../../../sites/sites.js';
-
-export { escapeHtml };
 
 /** Which page a response is; test drivers and the browser test find it on `<main data-page>`. */
 export type PageName = 'sign-in' | 'consent' | 'error';
 
 /** The look of the server-rendered pages (the authorize pages and the admin area). */
-export const PAGE_STYLE = `<style>
+export const PAGE_STYLE = html`<style>
 main{border:1px solid #d9dee3;border-radius:8px;padding:1.5rem 1.75rem;margin-top:1rem}
 .site{color:#52606d;margin:0 0 .25rem;font-size:.95rem}
 label{display:block;margin:.9rem 0 .25rem;font-weight:600}
@@ -25,14 +24,14 @@ button.secondary{background:#fff;color:#2457c5}
 </style>`;
 
 /** A whole authorize page: the site's name on top, one `<main>`; no script anywhere (works without JavaScript). */
-export function authorizePage(site: Site, page: PageName, title: string, main: string): string {
-  return layout(`${title} · ${site.name}`, `${PAGE_STYLE}
-<p class="site">${escapeHtml(site.name)}</p>
+export function authorizePage(site: Site, page: PageName, title: string, main: Html): string {
+  return layout(`${title} · ${site.name}`, html`${PAGE_STYLE}
+<p class="site">${site.name}</p>
 <main data-page="${page}">
 ${main}
 </main>`);
 }
 
-export function hiddenField(name: string, value: string): string {
-  return `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`;
+export function hiddenField(name: string, value: string): Html {
+  return html`<input type="hidden" name="${name}" value="${value}">`;
 }
