@@ -104,7 +104,7 @@ describeEachDatabase('admin API: OAuth applications', (scratch) => {
       expect(read.body).to.not.have.property('clientSecret');
       expect(read.text).to.not.contain(created.clientSecret ?? 'no secret');
       const stored = await findClientWithSecret(scratch().db, server.siteA.id, created.clientId);
-      expect(stored?.secretHash).to.match(/^sha256\$/);
+      expect(stored?.secretHash).to.match(/^scrypt\$/);
       // The secret works at the token endpoint; the same code cannot be exchanged without it.
       expect(await memberTokenFor(created, created.clientSecret ?? null)).to.match(/^sga_/);
     });

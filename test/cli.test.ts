@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { verifyPassword } from '../src/accounts/passwords.js';
 import { findUserByEmail } from '../src/accounts/users.js';
-import { clientSecretMatches, findClientWithSecret } from '../src/clients/clients.js';
+import { clientSecretMatches } from '../src/clients/client-secrets.js';
+import { findClientWithSecret } from '../src/clients/clients.js';
 import { describeEachDatabase } from './support/databases.js';
 import { runCli } from './support/processes.js';
 
@@ -89,13 +90,13 @@ describeEachDatabase('operator CLI (issue 2, item 6)', (scratch) => {
     const site = await scratch().db('sites').where({ origin: SITE }).first();
     const stored = await findClientWithSecret(scratch().db, site.id, confidential.clientId);
     expect(stored?.secretHash).to.be.a('string').and.not.contain(confidential.clientSecret);
-    expect(clientSecretMatches(confidential.clientSecret, stored?.secretHash ?? '')).to.equal(true);
+    expect(await clientSecretMatches(confidential.clientSecret, stored?.secretHash ?? '')).to.equal(true);
 
     const rotated = await json<{ clientSecret: string }>(['client', 'rotate-secret', '--site', SITE, '--client-id', confidential.clientId]);
     expect(rotated.clientSecret).not.to.equal(confidential.clientSecret);
     const after = await findClientWithSecret(scratch().db, site.id, confidential.clientId);
-    expect(clientSecretMatches(confidential.clientSecret, after?.secretHash ?? '')).to.equal(false);
-    expect(clientSecretMatches(rotated.clientSecret, after?.secretHash ?? '')).to.equal(true);
+    expect(await clientSecretMatches(confidential.clientSecret, after?.secretHash ?? '')).to.equal(false);
+    expect(await clientSecretMatches(rotated.clientSecret, after?.secretHash ?? '')).to.equal(true);
 
     const listed = await json<Array<{ clientId: string }>>(['client', 'list', '--site', SITE]);
     expect(listed.map((client) => client.clientId)).to.have.members([publicClient.clientId, confidential.clientId]);

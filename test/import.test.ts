@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { expect } from 'chai';
 import { isMysql, requireDate, type Database } from '../src/db/connection.js';
 import { verifyPassword } from '../src/accounts/passwords.js';
-import { clientSecretMatches } from '../src/clients/clients.js';
+import { clientSecretMatches } from '../src/clients/client-secrets.js';
 import { ALL_SCOPES } from '../src/clients/scopes.js';
 import { buildDemoDocument, DEMO_CLIENTS, DEMO_LOGINS, seedDemoSchoolIfEmpty } from '../src/demo/demo-school.js';
 import type { ImportDocument } from '../src/import/document.js';
@@ -189,7 +189,7 @@ describeEachDatabase('site import', (scratch) => {
     const miaHere = await db('site_memberships').where({ site_id: site.id, user_id: mia.id }).first();
     expect(await verifyPassword(DEMO_LOGINS.member.password, miaHere.password_hash)).to.equal(true);
     const operator = await db('oauth_clients').where({ client_id: DEMO_CLIENTS.operator.clientId }).first();
-    expect(clientSecretMatches(DEMO_CLIENTS.operator.clientSecret, operator.secret_hash)).to.equal(true);
+    expect(await clientSecretMatches(DEMO_CLIENTS.operator.clientSecret, operator.secret_hash)).to.equal(true);
     expect(operator.token_endpoint_auth_method).to.equal('client_secret_post');
     const member = await db('oauth_clients').where({ client_id: DEMO_CLIENTS.member.clientId }).first();
     expect(member).to.include({ token_endpoint_auth_method: 'none', secret_hash: null });
@@ -328,7 +328,7 @@ describeEachDatabase('site import', (scratch) => {
     const [generated] = report.generatedClientSecrets;
     expect(generated?.clientId).to.equal('generated-secret-console');
     const row = await db('oauth_clients').where({ client_id: 'generated-secret-console' }).first();
-    expect(clientSecretMatches(generated?.clientSecret ?? '', row.secret_hash)).to.equal(true);
+    expect(await clientSecretMatches(generated?.clientSecret ?? '', row.secret_hash)).to.equal(true);
     const user = await db('users').where({ email: DEMO_LOGINS.staff.email }).first();
     const membership = await db('site_memberships').where({ user_id: user.id }).first();
     expect(await verifyPassword('a-brand-new-staff-password', membership.password_hash)).to.equal(true);

@@ -284,7 +284,7 @@ describe('Client ID Metadata Documents over local HTTPS', () => {
       await createClient(db(), site.id, { clientId, name: 'Registered', audience: 'operator', confidential: true, scopes: ['courses:read'], redirectUris: ['https://registered.example/cb'] });
       const resolved = await resolveClient(db(), await policy([]), clientId);
       expect(resolved?.client.kind).to.equal('operator_created');
-      expect(resolved?.secretHash).to.match(/^sha256\$/);
+      expect(resolved?.secretHash).to.match(/^scrypt\$/);
       expect(hits(clientId)).to.equal(0);
     });
 

@@ -1,6 +1,7 @@
 import { parseJsonColumn, requireDate, type Database } from '../db/connection.js';
-import { constantTimeEqual, randomToken, sha256Hex } from '../shared/random.js';
+import { randomToken, sha256Hex } from '../shared/random.js';
 import { NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
+import { generateClientSecret, hashClientSecret } from './client-secrets.js';
 import { redirectUriProblems } from './redirect-uris.js';
 import { isScope, scopesForAudience, type Audience, type Scope } from './scopes.js';
 
@@ -76,25 +77,10 @@ export interface NewClient {
   scopes: readonly string[];
   redirectUris: readonly string[];
   kind?: ClientKind;
-  /** Given by an import or a metadata document; generated otherwise. */
+  /** Chosen by the caller (a vendor platform's allowlist entry, a test); generated otherwise. */
   clientId?: string;
-  /** Given by an import; generated otherwise. Only its hash is stored. */
-  clientSecret?: string;
   reviewed?: boolean;
   createdByUserId?: number;
-}
-
-export function generateClientSecret(): string {
-  return `sgs_${randomToken(32)}`;
-}
-
-/** Client secrets are high-entropy random strings, so a SHA-256 is a sufficient one-way store. */
-export function hashClientSecret(secret: string): string {
-  return `sha256$${sha256Hex(secret)}`;
-}
-
-export function clientSecretMatches(secret: string, storedHash: string): boolean {
-  return constantTimeEqual(hashClientSecret(secret), storedHash);
 }
 
 export function validateClientInput(input: Pick<NewClient, 'name' | 'audience' | 'scopes' | 'redirectUris'>): Scope[] {
@@ -117,7 +103,8 @@ export function validateClientInput(input: Pick<NewClient, 'name' | 'audience' |
 export async function createClient(db: Database, siteId: number, input: NewClient): Promise<{ client: OAuthClient; clientSecret: string | null }> {
   const scopes = validateClientInput(input);
   const clientId = input.clientId ?? `sg_${randomToken(16)}`;
-  const clientSecret = input.confidential ? (input.clientSecret ?? generateClientSecret()) : null;
+  // Secrets are always generated here; the only way to choose one is an import document, which checks its strength.
+  const clientSecret = input.confidential ? generateClientSecret() : null;
   const now = new Date();
   await db('oauth_clients').insert({
     site_id: siteId,
@@ -127,7 +114,7 @@ export async function createClient(db: Database, siteId: number, input: NewClien
     audience: input.audience,
     confidential: input.confidential,
     token_endpoint_auth_method: input.confidential ? 'client_secret_post' : 'none',
-    secret_hash: clientSecret === null ? null : hashClientSecret(clientSecret),
+    secret_hash: clientSecret === null ? null : await hashClientSecret(clientSecret),
     secret_rotated_at: clientSecret === null ? null : now,
     redirect_uris: JSON.stringify(input.redirectUris),
     scopes: JSON.stringify(scopes),
@@ -169,6 +156,6 @@ export async function rotateClientSecret(db: Database, siteId: number, clientId:
   const now = new Date();
   await db('oauth_clients')
     .where({ id: client.ref })
-    .update({ secret_hash: hashClientSecret(clientSecret), secret_rotated_at: now, updated_at: now, version: db.raw('version + 1') });
+    .update({ secret_hash: await hashClientSecret(clientSecret), secret_rotated_at: now, updated_at: now, version: db.raw('version + 1') });
   return { client: await requireClient(db, siteId, clientId), clientSecret };
 }

@@ -34,7 +34,7 @@ export const DEMO_CLIENTS = {
   },
   operator: {
     clientId: 'demo-operator-console',
-    clientSecret: 'demo-operator-secret-change-me',
+    clientSecret: 'demo_P2OO4qFrFQgtACyQ43klCRl6spXdlQzoPqy9f6-oAjA',
     redirectUris: ['http://localhost:8765/callback'],
     scopes: scopesForAudience('operator'),
   },

@@ -4,6 +4,7 @@ import addFormats from 'ajv-formats';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { isScope, scopesForAudience, type Audience } from '../clients/scopes.js';
 import { redirectUriProblems } from '../clients/redirect-uris.js';
+import { clientSecretProblem } from '../clients/secret-strength.js';
 import { ConfigError, normalizeOrigin } from '../config/config.js';
 import { ValidationError, type FieldProblem } from '../shared/errors.js';
 import { normalizeHost } from '../sites/registration-policy.js';
@@ -474,7 +475,13 @@ function checkClients(check: ReferenceChecker, doc: Loose): void {
       if (check.clients.has(clientId)) check.add(pointer(at, 'clientId'), `duplicate clientId "${clientId}"`);
       check.clients.add(clientId);
     }
+    const secret = text(client, 'clientSecret');
     if (client.confidential === false && client.clientSecret !== undefined) check.add(pointer(at, 'clientSecret'), 'a public client has no secret: remove clientSecret or set confidential to true');
+    else if (secret !== undefined) {
+      // Chosen secrets need 256 random bits, like generated ones (src/clients/secret-strength.ts).
+      const problem = clientSecretProblem(secret);
+      if (problem !== null) check.add(pointer(at, 'clientSecret'), problem);
+    }
     const audience = text(client, 'audience');
     if ((audience === 'member' || audience === 'operator') && Array.isArray(client.scopes)) {
       const allowed = scopesForAudience(audience satisfies Audience);

@@ -1,4 +1,4 @@
-import { clientSecretMatches } from '../clients/clients.js';
+import { verifyClientSecret } from '../clients/client-secrets.js';
 import type { Database } from '../db/connection.js';
 import type { Site } from '../sites/sites.js';
 import { resolveClient, type ResolvedClient } from './client-resolution.js';
@@ -39,7 +39,8 @@ export async function authenticateClient(
     if (endpoint === 'revocation') throw new UnauthorizedClientError('a confidential client must send its client_secret to revoke tokens', 403);
     throw new InvalidClientError('this is a confidential client: authenticate with client_secret_post (client_id and client_secret in the body)');
   }
-  if (resolved.secretHash === null || !clientSecretMatches(secret, resolved.secretHash)) {
+  // Constant-time against the stored scrypt (or legacy SHA-256) hash; a legacy hash is upgraded on success.
+  if (resolved.secretHash === null || !(await verifyClientSecret(db, resolved.client.ref, secret, resolved.secretHash))) {
     throw new InvalidClientError('client authentication failed');
   }
   return resolved;

@@ -1,5 +1,5 @@
 import { toDate } from '../../db/connection.js';
-import { generateClientSecret, hashClientSecret } from '../../clients/clients.js';
+import { clientSecretMatches, generateClientSecret, hashClientSecret, isLegacyClientSecretHash } from '../../clients/client-secrets.js';
 import { sha256Hex } from '../../shared/random.js';
 import type { OAuthClientInput } from '../document.js';
 import type { ImportContext } from '../context.js';
@@ -11,18 +11,25 @@ interface StoredSecret {
 }
 
 /**
- * secret_hash and secret_rotated_at: a public client has none; a given secret is stored hashed (the rotation time
- * stays when the hash is the same); without one, an existing secret is kept and a new confidential client gets a
- * generated one, reported once.
+ * secret_hash and secret_rotated_at: a public client has none. A given secret that the stored hash verifies keeps the
+ * stored hash and rotation time (salted hashes of one secret differ, so the secret is verified, not the hash compared;
+ * a legacy SHA-256 hash is replaced, the time kept); a different one is hashed and rotates. Without one, an existing
+ * secret is kept and a new confidential client gets a generated one, reported once.
  */
-function secretColumns(ctx: ImportContext, client: OAuthClientInput, stored: StoredSecret | undefined): Row {
+async function secretColumns(ctx: ImportContext, client: OAuthClientInput, stored: StoredSecret | undefined): Promise<Row> {
   if (!client.confidential) return { secret_hash: null, secret_rotated_at: null };
-  const keep = (hash: string): Row => ({ secret_hash: hash, secret_rotated_at: stored?.secret_hash === hash ? toDate(stored.secret_rotated_at) : ctx.now });
-  if (client.clientSecret !== undefined) return keep(hashClientSecret(client.clientSecret));
-  if (stored?.secret_hash) return keep(stored.secret_hash);
+  const storedHash = stored?.secret_hash ?? null;
+  const kept = (hash: string): Row => ({ secret_hash: hash, secret_rotated_at: toDate(stored?.secret_rotated_at) });
+  if (client.clientSecret !== undefined) {
+    if (storedHash === null || !(await clientSecretMatches(client.clientSecret, storedHash))) {
+      return { secret_hash: await hashClientSecret(client.clientSecret), secret_rotated_at: ctx.now };
+    }
+    return kept(isLegacyClientSecretHash(storedHash) ? await hashClientSecret(client.clientSecret) : storedHash);
+  }
+  if (storedHash !== null) return kept(storedHash);
   const clientSecret = generateClientSecret();
   ctx.generatedClientSecrets.push({ clientId: client.clientId, clientSecret });
-  return keep(hashClientSecret(clientSecret));
+  return { secret_hash: await hashClientSecret(clientSecret), secret_rotated_at: ctx.now };
 }
 
 /** OAuth clients, keyed by (site, SHA-256 of client_id) like createClient stores them. */
@@ -36,7 +43,7 @@ export async function importOAuthClients(ctx: ImportContext): Promise<void> {
       audience: client.audience,
       confidential: client.confidential,
       token_endpoint_auth_method: client.confidential ? 'client_secret_post' : 'none',
-      ...secretColumns(ctx, client, stored),
+      ...(await secretColumns(ctx, client, stored)),
       redirect_uris: JSON.stringify(client.redirectUris),
       scopes: JSON.stringify(client.scopes),
       kind: client.kind ?? 'operator_created',
