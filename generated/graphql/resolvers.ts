@@ -14,16 +14,16 @@ export type Scalars = {
   Boolean: { input: boolean; output: boolean; }
   Int: { input: number; output: number; }
   Float: { input: number; output: number; }
-  /** An instant in time, serialized as an RFC 3339 / ISO 8601 string in UTC with a `Z` suffix and whole seconds, e.g. `2025-03-01T09:30:00Z`. Used for every time field whose type the spec leaves open (spec: Payment node, "Scalar types ... not shown"); unix seconds are used only where the spec asks for them. */
+  /** An instant in time, serialized as an RFC 3339 / ISO 8601 string in UTC with a `Z` suffix and whole seconds, e.g. `2025-03-01T09:30:00Z`. Used for time fields in general; the few fields that carry unix seconds (`Int`) say so in their own description. */
   DateTime: { input: string; output: string; }
   /** An amount of money as an integer number of the currency's minor unit (ISO 4217 exponent), e.g. NT$1,200 is `120000` with currency `TWD`. Serialized as a JSON number; any safe integer (up to 2^53 - 1), so large totals do not overflow GraphQL's 32-bit `Int`. The currency is always a sibling field. */
   Money: { input: number; output: number; }
 };
 
-/** One of the viewer's own meetings (variant A; spec: "Consulting", `viewer.consultingMeetings`): a consulting slot where the viewer booked a seat, or a session of a study group the viewer belongs to. */
+/** One of the viewer's own meetings (variant A): a consulting slot where the viewer booked a seat, or a session of a study group the viewer belongs to. */
 export type ConsultingMeeting = Node & {
   __typename?: 'ConsultingMeeting';
-  /** Number of attendees (spec: "Consulting": "catalogue arithmetic"): seats taken for a consulting slot, the group roster size for a study-group session (study-group meetings have no seat rows; the roster is the attendee list). */
+  /** Number of attendees: seats taken for a consulting slot, the group roster size for a study-group session (study-group meetings have no seat rows; the roster is the attendee list). */
   attendeesCount: Scalars['Int']['output'];
   /** End of the meeting. After it, `roomUrl` is empty. */
   endAt: Scalars['DateTime']['output'];
@@ -31,21 +31,21 @@ export type ConsultingMeeting = Node & {
   id: Scalars['ID']['output'];
   /** Whether this is a booked consulting slot or a study-group session; tells which of `service` / `studyGroup` is set. */
   kind: ConsultingMeetingKind;
-  /** Online meeting room link (spec: "Consulting", `roomUrl`): shown only on the viewer's own meetings; it resolves only while the meeting is live. Empty string once the meeting has ended or when it was canceled; never null. */
+  /** Online meeting room link: shown only on the viewer's own meetings; it resolves only while the meeting is live. Empty string once the meeting has ended or when it was canceled; never null. */
   roomUrl: Scalars['String']['output'];
   /** The consulting service the seat was booked on; set when `kind` is `CONSULTING_SLOT`, otherwise null. Also null if the service has since been removed. */
   service?: Maybe<ConsultingService>;
-  /** Start of the meeting (spec: "Consulting": "a start time"). */
+  /** Start of the meeting. */
   startAt: Scalars['DateTime']['output'];
   /** Start of the meeting in unix seconds: the same instant as `startAt`, in the unit `MeetingFilter.startedAfter` / `startedBefore` take, so a page boundary can be fed back into the filter. */
   startedAt: Scalars['Int']['output'];
-  /** State of the meeting (spec: "Meeting `state`"). Reserving a seat does not confirm the meeting: it stays `available` until staff confirms it; study-group sessions stay `available`. */
+  /** State of the meeting. Reserving a seat does not confirm the meeting: it stays `available` until staff confirms it; study-group sessions stay `available`. */
   state: MeetingState;
   /** The study group holding the session; set when `kind` is `STUDY_GROUP`, otherwise null. */
   studyGroup?: Maybe<StudyGroup>;
 };
 
-/** Relay connection of the viewer's own meetings (variant A; spec: `viewer.consultingMeetings`). Newest start first, at most 50 per page. */
+/** Relay connection of the viewer's own meetings (variant A). Newest start first, at most 50 per page. */
 export type ConsultingMeetingConnection = {
   __typename?: 'ConsultingMeetingConnection';
   /** Edges of this page, each with a cursor. */
@@ -67,17 +67,17 @@ export type ConsultingMeetingEdge = {
   node: ConsultingMeeting;
 };
 
-/** Origin of one of the viewer's meetings (spec: "Consulting": `viewer.consultingMeetings` holds booked consulting slots and study-group meetings). */
+/** Origin of one of the viewer's meetings: a booked consulting slot or a study-group session. */
 export type ConsultingMeetingKind =
   /** A meeting of a consulting service's slot in which the viewer booked a seat. */
   | 'CONSULTING_SLOT'
   /** A session of a study group the viewer belongs to; no seat rows, the roster is the attendee list. */
   | 'STUDY_GROUP';
 
-/** A consulting service offered against the courses delivered to the viewer (spec: "Consulting"). Listing a service does not mean the viewer bought or booked it: `viewer.consultingServices` is not a purchase list (spec: viewer). The viewer's own bookings are `viewer.consultingMeetings` (variant A only). */
+/** A consulting service offered against the courses delivered to the viewer. Listing a service does not mean the viewer bought or booked it: `viewer.consultingServices` is not a purchase list. The viewer's own bookings are `viewer.consultingMeetings` (variant A only). */
 export type ConsultingService = Node & {
   __typename?: 'ConsultingService';
-  /** The viewer's courses this service is offered against (spec: "Consulting": "offered against the courses delivered to the viewer"). Only courses delivered to the viewer appear; never empty. */
+  /** The viewer's courses this service is offered against. Only courses delivered to the viewer appear; never empty. */
   courses: Array<CourseRef>;
   /** Plain-text description of the service; null when it has none. */
   description?: Maybe<Scalars['String']['output']>;
@@ -85,16 +85,16 @@ export type ConsultingService = Node & {
   durationMinutes: Scalars['Int']['output'];
   /** Opaque, globally unique id of the service. */
   id: Scalars['ID']['output'];
-  /** Meetings already reserved on this service, everyone's included (spec: "Consulting", `meetings`). No field marks which are the viewer's and there is no `roomUrl`; do not present these as the viewer's bookings — use `viewer.consultingMeetings` (variant A only). Ordered newest start first. Page size: default 20, at most 100. */
+  /** Meetings already reserved on this service, everyone's included. No field marks which are the viewer's and there is no `roomUrl`; do not present these as the viewer's bookings — use `viewer.consultingMeetings` (variant A only). Ordered newest start first. Page size: default 20, at most 100. */
   meetings: ServiceMeetingConnection;
-  /** Recurring weekly availability of the service (spec: "Consulting", `slots`). Ordered by weekday (Monday first), then start time. */
+  /** Recurring weekly availability of the service. Ordered by weekday (Monday first), then start time. */
   slots: Array<ConsultingSlot>;
   /** Service title. */
   title: Scalars['String']['output'];
 };
 
 
-/** A consulting service offered against the courses delivered to the viewer (spec: "Consulting"). Listing a service does not mean the viewer bought or booked it: `viewer.consultingServices` is not a purchase list (spec: viewer). The viewer's own bookings are `viewer.consultingMeetings` (variant A only). */
+/** A consulting service offered against the courses delivered to the viewer. Listing a service does not mean the viewer bought or booked it: `viewer.consultingServices` is not a purchase list. The viewer's own bookings are `viewer.consultingMeetings` (variant A only). */
 export type ConsultingServiceMeetingsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -103,7 +103,7 @@ export type ConsultingServiceMeetingsArgs = {
   last?: InputMaybe<Scalars['Int']['input']>;
 };
 
-/** Relay connection of consulting services (spec: viewer, `consultingServices`). */
+/** Relay connection of consulting services. */
 export type ConsultingServiceConnection = {
   __typename?: 'ConsultingServiceConnection';
   /** Edges of this page, each with a cursor. */
@@ -125,7 +125,7 @@ export type ConsultingServiceEdge = {
   node: ConsultingService;
 };
 
-/** One recurring weekly availability window of a consulting service (spec: "Consulting": "`slots` is the recurring availability"). Times are wall-clock times in `timezone`. */
+/** One recurring weekly availability window of a consulting service. Times are wall-clock times in `timezone`. */
 export type ConsultingSlot = {
   __typename?: 'ConsultingSlot';
   /** Number of seats offered per meeting in this slot. */
@@ -142,37 +142,37 @@ export type ConsultingSlot = {
   weekday: Weekday;
 };
 
-/** A course the viewer is enrolled in, with access window, resume point, progress and the full syllabus (spec: "Course node"). The course tree gives enough data for a syllabus with per-lecture progress in one call (spec: "Lecture"). An entitlement: it carries no order number, coupon, refund or invoice (spec: viewer). */
+/** A course the viewer is enrolled in, with access window, resume point, progress and the full syllabus. The course tree gives enough data for a syllabus with per-lecture progress in one call. An entitlement: it carries no order number, coupon, refund or invoice. */
 export type Course = Node & {
   __typename?: 'Course';
   /** Absolute URL of the course cover image; null when the course has none. */
   coverImageUrl?: Maybe<Scalars['String']['output']>;
   /** Short plain-text description; null when the course has none. */
   description?: Maybe<Scalars['String']['output']>;
-  /** Aggregated progress over every lecture of the course (spec: "Course node", `detailProgress`). Computed from the same lecture states returned under `sections`. */
+  /** Aggregated progress over every lecture of the course. Computed from the same lecture states returned under `sections`. */
   detailProgress: CourseProgress;
-  /** When the viewer's access ends (spec: "Course node", `expireDate`). Null exactly when `hasLifetimeAccess` is true. A past value means access has ended. */
+  /** When the viewer's access ends. Null exactly when `hasLifetimeAccess` is true. A past value means access has ended. */
   expireDate?: Maybe<Scalars['DateTime']['output']>;
-  /** True when the viewer's access never expires (spec: "Course node"); then `expireDate` is null. */
+  /** True when the viewer's access never expires; then `expireDate` is null. */
   hasLifetimeAccess: Scalars['Boolean']['output'];
   /** Opaque, globally unique id of the course. */
   id: Scalars['ID']['output'];
-  /** Where the viewer stopped watching, to resume playback (spec: "Course node", `lastWatchedLecture`). Null when the viewer has not watched any lecture of this course. */
+  /** Where the viewer stopped watching, to resume playback. Null when the viewer has not watched any lecture of this course. */
   lastWatchedLecture?: Maybe<LastWatchedLecture>;
-  /** The syllabus: sections in course order, each with its lectures (spec: "Course node", `sections`). Empty when the course has no published sections. */
+  /** The syllabus: sections in course order, each with its lectures. Empty when the course has no published sections. */
   sections: Array<Section>;
-  /** URL slug of the course on this site (spec: "Course node", `slug`). */
+  /** URL slug of the course on this site. */
   slug: Scalars['String']['output'];
   /** Course title. */
   title: Scalars['String']['output'];
 };
 
-/** Relay connection of courses (spec: viewer, `enrolledCourses`: "Relay connection (`first`, `nodes`) of course nodes"). */
+/** Relay connection of courses. */
 export type CourseConnection = {
   __typename?: 'CourseConnection';
   /** Edges of this page, each with a cursor. */
   edges: Array<CourseEdge>;
-  /** The courses of this page, in the same order as `edges` (spec: viewer, `nodes`). */
+  /** The courses of this page, in the same order as `edges`. */
   nodes: Array<Course>;
   /** Pagination state of this page. */
   pageInfo: PageInfo;
@@ -189,7 +189,7 @@ export type CourseEdge = {
   node: Course;
 };
 
-/** Progress detail of one course (spec: "Course node", `detailProgress`; shape not shown, chosen here). Lecture counts partition the course: `unreadLecturesCount + readLecturesCount + completedLecturesCount = totalLecturesCount`. Locked lectures are included. */
+/** Progress detail of one course. Lecture counts partition the course: `unreadLecturesCount + readLecturesCount + completedLecturesCount = totalLecturesCount`. Locked lectures are included. */
 export type CourseProgress = {
   __typename?: 'CourseProgress';
   /** Sum of `Lecture.duration` over lectures in state `completed`, in seconds. */
@@ -208,7 +208,7 @@ export type CourseProgress = {
   unreadLecturesCount: Scalars['Int']['output'];
 };
 
-/** Minimal reference to a course, used where a full `Course` (with the viewer's progress) is not needed, e.g. the courses a consulting service is offered against (spec: "Consulting"). */
+/** Minimal reference to a course, used where a full `Course` (with the viewer's progress) is not needed, e.g. the courses a consulting service is offered against. */
 export type CourseRef = {
   __typename?: 'CourseRef';
   /** Id of the course; equal to `Course.id` of the same course in `viewer.enrolledCourses`. */
@@ -219,7 +219,7 @@ export type CourseRef = {
   title: Scalars['String']['output'];
 };
 
-/** A digital product the viewer is entitled to (spec: viewer, `digitalProducts`). An entitlement, not an order: no order number, coupon, refund or invoice (spec: viewer). Billing history is `viewer.payments` (variant A only). */
+/** A digital product the viewer is entitled to. An entitlement, not an order: no order number, coupon, refund or invoice. Billing history is `viewer.payments` (variant A only). */
 export type DigitalProduct = Node & {
   __typename?: 'DigitalProduct';
   /** Absolute URL of the product cover image; null when the product has none. */
@@ -236,7 +236,7 @@ export type DigitalProduct = Node & {
   url: Scalars['String']['output'];
 };
 
-/** Relay connection of digital products (spec: viewer, `digitalProducts`). */
+/** Relay connection of digital products. */
 export type DigitalProductConnection = {
   __typename?: 'DigitalProductConnection';
   /** Edges of this page, each with a cursor. */
@@ -285,7 +285,7 @@ export type Event = Node & {
   venue?: Maybe<Scalars['String']['output']>;
 };
 
-/** The viewer's registration for an event at this site (spec: viewer, `eventRegistrations`). An entitlement, not an order: no order number, coupon, refund or invoice (spec: viewer). */
+/** The viewer's registration for an event at this site. An entitlement, not an order: no order number, coupon, refund or invoice. */
 export type EventRegistration = Node & {
   __typename?: 'EventRegistration';
   /** The event registered for. */
@@ -302,7 +302,7 @@ export type EventRegistration = Node & {
   ticketName?: Maybe<Scalars['String']['output']>;
 };
 
-/** Relay connection of event registrations (spec: viewer, `eventRegistrations`). */
+/** Relay connection of event registrations. */
 export type EventRegistrationConnection = {
   __typename?: 'EventRegistrationConnection';
   /** Edges of this page, each with a cursor. */
@@ -324,7 +324,7 @@ export type EventRegistrationEdge = {
   node: EventRegistration;
 };
 
-/** State of an event registration (values not given by the spec; chosen here). */
+/** State of an event registration. */
 export type EventRegistrationState =
   /** The registration was canceled; it stays listed. */
   | 'CANCELED'
@@ -333,35 +333,35 @@ export type EventRegistrationState =
   /** Registered; the viewer may attend. */
   | 'REGISTERED';
 
-/** Resume point of a course (spec: "Course node", `lastWatchedLecture`: object with `lectureId` and `positionSeconds`). */
+/** Resume point of a course. */
 export type LastWatchedLecture = {
   __typename?: 'LastWatchedLecture';
   /** Id of the lecture last watched; matches a `Lecture.id` under the same course's `sections`. */
   lectureId: Scalars['ID']['output'];
-  /** Playback position within that lecture, in whole seconds from its start (spec: "Course node", "seconds"). */
+  /** Playback position within that lecture, in whole seconds from its start. */
   positionSeconds: Scalars['Int']['output'];
 };
 
-/** One lecture of a course, with the viewer's progress state and lock status (spec: "Lecture"). */
+/** One lecture of a course, with the viewer's progress state and lock status. */
 export type Lecture = Node & {
   __typename?: 'Lecture';
-  /** Length of the lecture in whole seconds (spec: "Lecture", "integer, seconds"); 0 for lectures without media. */
+  /** Length of the lecture in whole seconds; 0 for lectures without media. */
   duration: Scalars['Int']['output'];
   /** Opaque, globally unique id of the lecture; the value `LastWatchedLecture.lectureId` refers to. */
   id: Scalars['ID']['output'];
-  /** True while the viewer cannot open the lecture yet (spec: "Lecture", `isLocked`). */
+  /** True while the viewer cannot open the lecture yet. */
   isLocked: Scalars['Boolean']['output'];
   /** 1-based position of the lecture within its section; `Section.lectures` is already in this order. */
   position: Scalars['Int']['output'];
-  /** The viewer's progress on this lecture (spec: "Lecture", `state`). */
+  /** The viewer's progress on this lecture. */
   state: LectureState;
-  /** Lecture title (spec: "Lecture", `title`). */
+  /** Lecture title. */
   title: Scalars['String']['output'];
-  /** Time at which the lecture unlocks (spec: "Lecture", `unlockAt`). Null when the lecture has no scheduled unlock time; may be in the past once it has unlocked. */
+  /** Time at which the lecture unlocks. Null when the lecture has no scheduled unlock time; may be in the past once it has unlocked. */
   unlockAt?: Maybe<Scalars['DateTime']['output']>;
 };
 
-/** The viewer's progress on one lecture. Values and their lowercase spelling come from the spec ("Lecture", "States and transitions"); transitions are not shown by the spec. */
+/** The viewer's progress on one lecture. Values are spelled in lowercase. */
 export type LectureState =
   /** The viewer has completed the lecture. */
   | 'completed'
@@ -394,26 +394,26 @@ export type MarkNotificationReadPayload = {
   unreadNotificationCount: Scalars['Int']['output'];
 };
 
-/** Meeting list filter (spec: "GraphQL operations on the member API", `viewer.consultingMeetings`: `filter: { startedAfter, startedBefore, state }`). All given conditions must hold. */
+/** Meeting list filter. All given conditions must hold. */
 export type MeetingFilter = {
-  /** Only meetings starting strictly after this instant, in unix seconds. The next upcoming meeting is the last element of a `startedAfter: <now>` window: take it with `last: 1` (spec: `viewer.consultingMeetings`). */
+  /** Only meetings starting strictly after this instant, in unix seconds. The next upcoming meeting is the last element of a `startedAfter: <now>` window: take it with `last: 1`. */
   startedAfter?: InputMaybe<Scalars['Int']['input']>;
-  /** Only meetings starting strictly before this instant, in unix seconds; use it for history (spec: `viewer.consultingMeetings`). */
+  /** Only meetings starting strictly before this instant, in unix seconds; use it for history. */
   startedBefore?: InputMaybe<Scalars['Int']['input']>;
   /** Only meetings in one of these states; null or omitted means every state. An empty list matches nothing. */
   state?: InputMaybe<Array<MeetingState>>;
 };
 
-/** State of a meeting. Values and their lowercase spelling come from the spec ("States and transitions", "Meeting `state`"). A canceled meeting stays in lists; filter it out to show an upcoming schedule. */
+/** State of a meeting. Values are spelled in lowercase. A canceled meeting stays in lists; filter it out to show an upcoming schedule. */
 export type MeetingState =
-  /** Open: seats can be or have been reserved but staff has not confirmed it. Reserving a seat does not confirm a meeting; weekly study-group sessions stay `available` (spec: "Meeting `state`"). */
+  /** Open: seats can be or have been reserved but staff has not confirmed it. Reserving a seat does not confirm a meeting; weekly study-group sessions stay `available`. */
   | 'available'
-  /** Canceled. It remains in the viewer's list (spec: "Meeting `state`"). */
+  /** Canceled. It remains in the viewer's list. */
   | 'canceled'
-  /** Confirmed by staff (consulting slots only) (spec: "Meeting `state`"). */
+  /** Confirmed by staff (consulting slots only). */
   | 'scheduled';
 
-/** The member API's only writes: the three notification mutations (variant A only; spec: "GraphQL operations on the member API": "These three are everything `account:write` grants. No other member state is writable."). Each needs scope `account:write`; a token holding only `account:read` gets HTTP 200 with an `errors` entry (code `INSUFFICIENT_SCOPE`, required `account:write`) and, the payloads being non-null, `data: null` (spec: "Errors": match on `errors`, not on the status code). */
+/** The member API's only writes: the three notification mutations (variant A only): these three are everything `account:write` grants, and no other member state is writable. Each needs scope `account:write`; a token holding only `account:read` gets HTTP 200 with an `errors` entry (code `INSUFFICIENT_SCOPE`, required `account:write`) and, the payloads being non-null, `data: null`; match on `errors`, not on the status code. */
 export type Mutation = {
   __typename?: 'Mutation';
   /** Mark every unread notification of the viewer as read (needs `account:write`). Idempotent. Pass `input.createdAtOrBefore` with the `createdAt` of the newest notification shown so that ones arriving meanwhile stay unread. */
@@ -425,19 +425,19 @@ export type Mutation = {
 };
 
 
-/** The member API's only writes: the three notification mutations (variant A only; spec: "GraphQL operations on the member API": "These three are everything `account:write` grants. No other member state is writable."). Each needs scope `account:write`; a token holding only `account:read` gets HTTP 200 with an `errors` entry (code `INSUFFICIENT_SCOPE`, required `account:write`) and, the payloads being non-null, `data: null` (spec: "Errors": match on `errors`, not on the status code). */
+/** The member API's only writes: the three notification mutations (variant A only): these three are everything `account:write` grants, and no other member state is writable. Each needs scope `account:write`; a token holding only `account:read` gets HTTP 200 with an `errors` entry (code `INSUFFICIENT_SCOPE`, required `account:write`) and, the payloads being non-null, `data: null`; match on `errors`, not on the status code. */
 export type MutationMarkAllNotificationsReadArgs = {
   input?: InputMaybe<MarkAllNotificationsReadInput>;
 };
 
 
-/** The member API's only writes: the three notification mutations (variant A only; spec: "GraphQL operations on the member API": "These three are everything `account:write` grants. No other member state is writable."). Each needs scope `account:write`; a token holding only `account:read` gets HTTP 200 with an `errors` entry (code `INSUFFICIENT_SCOPE`, required `account:write`) and, the payloads being non-null, `data: null` (spec: "Errors": match on `errors`, not on the status code). */
+/** The member API's only writes: the three notification mutations (variant A only): these three are everything `account:write` grants, and no other member state is writable. Each needs scope `account:write`; a token holding only `account:read` gets HTTP 200 with an `errors` entry (code `INSUFFICIENT_SCOPE`, required `account:write`) and, the payloads being non-null, `data: null`; match on `errors`, not on the status code. */
 export type MutationMarkNotificationReadArgs = {
   id: Scalars['ID']['input'];
 };
 
 
-/** The member API's only writes: the three notification mutations (variant A only; spec: "GraphQL operations on the member API": "These three are everything `account:write` grants. No other member state is writable."). Each needs scope `account:write`; a token holding only `account:read` gets HTTP 200 with an `errors` entry (code `INSUFFICIENT_SCOPE`, required `account:write`) and, the payloads being non-null, `data: null` (spec: "Errors": match on `errors`, not on the status code). */
+/** The member API's only writes: the three notification mutations (variant A only): these three are everything `account:write` grants, and no other member state is writable. Each needs scope `account:write`; a token holding only `account:read` gets HTTP 200 with an `errors` entry (code `INSUFFICIENT_SCOPE`, required `account:write`) and, the payloads being non-null, `data: null`; match on `errors`, not on the status code. */
 export type MutationUpdateNotificationSubscriptionArgs = {
   input: UpdateNotificationSubscriptionInput;
 };
@@ -448,7 +448,7 @@ export type Node = {
   id: Scalars['ID']['output'];
 };
 
-/** One message in the viewer's inbox (variant A; spec: viewer, `notifications`; fields not shown by the spec, chosen here). */
+/** One message in the viewer's inbox (variant A). */
 export type Notification = Node & {
   __typename?: 'Notification';
   /** Plain-text body; may be an empty string. */
@@ -469,7 +469,7 @@ export type Notification = Node & {
   url?: Maybe<Scalars['String']['output']>;
 };
 
-/** Way a notification is delivered (values chosen here). */
+/** Way a notification is delivered. */
 export type NotificationChannel =
   /** Email to `viewer.email`. */
   | 'EMAIL'
@@ -478,7 +478,7 @@ export type NotificationChannel =
   /** Push notification to the viewer's registered devices. */
   | 'PUSH';
 
-/** Relay connection of the viewer's notifications (variant A; spec: viewer, `notifications`). */
+/** Relay connection of the viewer's notifications (variant A). */
 export type NotificationConnection = {
   __typename?: 'NotificationConnection';
   /** Edges of this page, each with a cursor. */
@@ -508,7 +508,7 @@ export type NotificationFilter = {
   unreadOnly?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
-/** Topic of a notification, used for filtering and for delivery preferences (values not shown by the spec, chosen here). Clients should treat unknown future values like `SYSTEM`. */
+/** Topic of a notification, used for filtering and for delivery preferences. Clients should treat unknown future values like `SYSTEM`. */
 export type NotificationKind =
   /** An announcement or post from the school. */
   | 'ANNOUNCEMENT'
@@ -527,7 +527,7 @@ export type NotificationKind =
   /** Account and service messages that fit no other kind. */
   | 'SYSTEM';
 
-/** One delivery preference: whether notifications of `kind` are delivered on `channel` (variant A; spec: viewer, `notificationSubscriptions`; fields not shown by the spec, chosen here). */
+/** One delivery preference: whether notifications of `kind` are delivered on `channel` (variant A). */
 export type NotificationSubscription = {
   __typename?: 'NotificationSubscription';
   /** Delivery channel this preference applies to. */
@@ -538,7 +538,7 @@ export type NotificationSubscription = {
   kind: NotificationKind;
 };
 
-/** Relay pagination state of one connection page (spec: viewer, "Relay connection"). */
+/** Relay pagination state of one connection page. */
 export type PageInfo = {
   __typename?: 'PageInfo';
   /** Cursor of the last edge of this page; null when the page is empty. */
@@ -552,54 +552,54 @@ export type PageInfo = {
 };
 
 /**
- * One payment attempt of the viewer (variant A; spec: "Payment node"). `tradeNo` identifies this payment, not the purchase behind it; no field reconstructs a purchase (spec: Payment node, rule 1).
+ * One payment attempt of the viewer (variant A). `tradeNo` identifies this payment, not the purchase behind it; no field reconstructs a purchase.
  * All money amounts on a payment and its sub-records are integers in the minor unit of `currency` (ISO 4217 exponent), e.g. NT$1,200 is `amount: 120000, currency: "TWD"` and ¥500 is `amount: 500, currency: "JPY"`.
  */
 export type Payment = Node & {
   __typename?: 'Payment';
-  /** Coupon and promotion lines applied to this payment (spec: "Payment node", `adjustments`). Empty when none applied. */
+  /** Coupon and promotion lines applied to this payment. Empty when none applied. */
   adjustments: Array<PaymentAdjustment>;
-  /** Amount charged (or to be charged while unpaid), after adjustments, in minor units of `currency` (spec: "Payment node", `amount`). */
+  /** Amount charged (or to be charged while unpaid), after adjustments, in minor units of `currency`. */
   amount: Scalars['Money']['output'];
-  /** Bank code of the virtual account to transfer to, for an ATM payment (spec: "Payment node", payment instructions). Null unless `paymentType` is `ATM` and `paymentState` is `UNPAID` or `EXPIRED`. */
+  /** Bank code of the virtual account to transfer to, for an ATM payment. Null unless `paymentType` is `ATM` and `paymentState` is `UNPAID` or `EXPIRED`. */
   bankCode?: Maybe<Scalars['String']['output']>;
-  /** Name of that bank (spec: "Payment node", payment instructions). Null whenever `bankCode` is null. */
+  /** Name of that bank. Null whenever `bankCode` is null. */
   bankName?: Maybe<Scalars['String']['output']>;
-  /** Payment code: the virtual account number for `ATM`, the store payment code for `CVS`, the barcode contents for `CVS_BARCODE` (spec: "Payment node", `codeNo`). Null unless the payment is `UNPAID` or `EXPIRED` with one of those methods. */
+  /** Payment code: the virtual account number for `ATM`, the store payment code for `CVS`, the barcode contents for `CVS_BARCODE`. Null unless the payment is `UNPAID` or `EXPIRED` with one of those methods. */
   codeNo?: Maybe<Scalars['String']['output']>;
   /** When the payment attempt was created; the `payments` list is ordered by it, newest first. */
   createdAt: Scalars['DateTime']['output'];
-  /** ISO 4217 alphabetic currency code, upper case, e.g. `TWD`, `USD`, `JPY` (spec: "Payment node", `currency`; values not shown by the spec). */
+  /** ISO 4217 alphabetic currency code, upper case, e.g. `TWD`, `USD`, `JPY`. */
   currency: Scalars['String']['output'];
-  /** Deadline of the payment instructions; past it an unpaid payment becomes `EXPIRED` (spec: "Payment node", `expiredAt`). Null for methods without a deadline. */
+  /** Deadline of the payment instructions; past it an unpaid payment becomes `EXPIRED`. Null for methods without a deadline. */
   expiredAt?: Maybe<Scalars['DateTime']['output']>;
   /** Opaque, globally unique id of the payment. */
   id: Scalars['ID']['output'];
-  /** Installment plan of a card payment split into installments (spec: "Payment node", `installment`). Null for a payment in full. */
+  /** Installment plan of a card payment split into installments. Null for a payment in full. */
   installment?: Maybe<PaymentInstallment>;
-  /** Invoice issued or to be issued for this payment (spec: "Payment node", `invoice`). Null when the payment has no invoice. */
+  /** Invoice issued or to be issued for this payment. Null when the payment has no invoice. */
   invoice?: Maybe<PaymentInvoice>;
-  /** Purchased lines (spec: "Payment node", `lineitems`; spelled as in the spec). Normally `sum(lineitems.amount) + sum(adjustments.amount) = amount`. */
+  /** Purchased lines. Normally `sum(lineitems.amount) + sum(adjustments.amount) = amount`. */
   lineitems: Array<PaymentLineItem>;
-  /** When the payment succeeded (spec: "Payment node", `paidAt`). Null unless the payment was ever paid. */
+  /** When the payment succeeded. Null unless the payment was ever paid. */
   paidAt?: Maybe<Scalars['DateTime']['output']>;
-  /** State of the payment (spec: "Payment node", `paymentState`). Refunds do not change it; see `refundingState`. */
+  /** State of the payment. Refunds do not change it; see `refundingState`. */
   paymentState: PaymentState;
-  /** Method of payment (spec: "Payment node", `paymentType`). Null when the checkout expired before a method was chosen (spec: Payment node, rule 2). */
+  /** Method of payment. Null when the checkout expired before a method was chosen. */
   paymentType?: Maybe<PaymentType>;
-  /** When the viewer or staff requested the refund (spec: "Payment node", refund set). Null when no refund was requested. */
+  /** When the viewer or staff requested the refund. Null when no refund was requested. */
   refundRequestedAt?: Maybe<Scalars['DateTime']['output']>;
-  /** Total refunded so far, in minor units of `currency` (spec: "Payment node", refund set). 0 when nothing was refunded. */
+  /** Total refunded so far, in minor units of `currency`. 0 when nothing was refunded. */
   refundedAmount: Scalars['Money']['output'];
-  /** When the (latest) refund was completed (spec: "Payment node", refund set). Null when nothing was refunded. */
+  /** When the (latest) refund was completed. Null when nothing was refunded. */
   refundedAt?: Maybe<Scalars['DateTime']['output']>;
-  /** Refund state of this payment (spec: "Payment node", refund set). `NONE` when no refund was ever requested. */
+  /** Refund state of this payment. `NONE` when no refund was ever requested. */
   refundingState: RefundingState;
-  /** Identifier of this payment (spec: "Payment node", `tradeNo`); the reference the payment processor and site staff know it by. A retried checkout has a different `tradeNo`. */
+  /** Identifier of this payment; the reference the payment processor and site staff know it by. A retried checkout has a different `tradeNo`. */
   tradeNo: Scalars['String']['output'];
 };
 
-/** A coupon or promotion line of a payment (spec: "Payment node", `adjustments`; fields not shown by the spec, chosen here). */
+/** A coupon or promotion line of a payment. */
 export type PaymentAdjustment = {
   __typename?: 'PaymentAdjustment';
   /** Signed amount in minor units of the payment's `currency`; negative for a discount. */
@@ -612,14 +612,14 @@ export type PaymentAdjustment = {
   title: Scalars['String']['output'];
 };
 
-/** Source of a payment adjustment (spec: "Payment node": "Coupon and promotion lines"). */
+/** Source of a payment adjustment. */
 export type PaymentAdjustmentKind =
   /** A coupon code entered at checkout. */
   | 'COUPON'
   /** A promotion applied automatically. */
   | 'PROMOTION';
 
-/** Relay connection of the viewer's payments (variant A; spec: `viewer.payments`). Newest first, at most 50 per page. */
+/** Relay connection of the viewer's payments (variant A). Newest first, at most 50 per page. */
 export type PaymentConnection = {
   __typename?: 'PaymentConnection';
   /** Edges of this page, each with a cursor. */
@@ -641,7 +641,7 @@ export type PaymentEdge = {
   node: Payment;
 };
 
-/** Installment plan of a card payment (spec: "Payment node", `installment`; fields not shown by the spec, chosen here). Installments are monthly and charged by the card issuer. */
+/** Installment plan of a card payment. Installments are monthly and charged by the card issuer. */
 export type PaymentInstallment = {
   __typename?: 'PaymentInstallment';
   /** Number of monthly installments, e.g. 3, 6 or 12. */
@@ -652,7 +652,7 @@ export type PaymentInstallment = {
   perInstallmentAmount: Scalars['Money']['output'];
 };
 
-/** The invoice of a payment (spec: "Payment node", `invoice`; fields not shown by the spec, chosen here). */
+/** The invoice of a payment. */
 export type PaymentInvoice = {
   __typename?: 'PaymentInvoice';
   /** When the invoice was issued; null until then. */
@@ -687,14 +687,14 @@ export type PaymentInvoiceType =
   /** Issued to the member as an individual. */
   | 'PERSONAL';
 
-/** One purchased line of a payment (spec: "Payment node", `lineitems`; fields not shown by the spec, chosen here). */
+/** One purchased line of a payment. */
 export type PaymentLineItem = {
   __typename?: 'PaymentLineItem';
   /** `quantity × unitAmount`, in minor units of the payment's `currency`. */
   amount: Scalars['Money']['output'];
   /** Kind of item purchased. */
   kind: PaymentLineItemKind;
-  /** Id of the purchased item as it appears in the entitlement lists (e.g. `Course.id`); null when the item no longer exists. A product reference, not a purchase identifier (spec: Payment node, rule 1). */
+  /** Id of the purchased item as it appears in the entitlement lists (e.g. `Course.id`); null when the item no longer exists. A product reference, not a purchase identifier. */
   productId?: Maybe<Scalars['ID']['output']>;
   /** Number of units. */
   quantity: Scalars['Int']['output'];
@@ -719,11 +719,11 @@ export type PaymentLineItemKind =
   /** Anything else, including kinds added after this schema. */
   | 'OTHER';
 
-/** State of a payment (spec: "Payment node", `paymentState`; values and transitions not shown by the spec, chosen here). `UNPAID` can become `PAID`, `EXPIRED`, `FAILED` or `CANCELED`; the others are final. Refunds are tracked separately in `refundingState`. */
+/** State of a payment. `UNPAID` can become `PAID`, `EXPIRED`, `FAILED` or `CANCELED`; the others are final. Refunds are tracked separately in `refundingState`. */
 export type PaymentState =
   /** Canceled before it was paid. */
   | 'CANCELED'
-  /** Not paid before `expiredAt`; listed like any other row (spec: Payment node, rules 2 and 3). */
+  /** Not paid before `expiredAt`; listed like any other row. */
   | 'EXPIRED'
   /** Rejected by the payment processor, e.g. a declined card. */
   | 'FAILED'
@@ -732,7 +732,7 @@ export type PaymentState =
   /** Created and waiting for the money, e.g. ATM or convenience-store instructions issued but not yet paid. */
   | 'UNPAID';
 
-/** Method of payment (spec: "Payment node", `paymentType`; allowed values not shown by the spec, chosen here). Clients should treat unknown future values like `OTHER`. */
+/** Method of payment. Clients should treat unknown future values like `OTHER`. */
 export type PaymentType =
   /** Apple Pay. */
   | 'APPLE_PAY'
@@ -755,14 +755,14 @@ export type PaymentType =
   /** Online bank transfer completed immediately with a card reader (WebATM). */
   | 'WEB_ATM';
 
-/** Read entry point of the member API. `viewer` is the only root field (spec: "GraphQL operations on the member API"); everything is reached from the signed-in member. */
+/** Read entry point of the member API. `viewer` is the only root field; everything is reached from the signed-in member. */
 export type Query = {
   __typename?: 'Query';
-  /** The member the bearer token belongs to. Needs scope `account:read` (spec: "GraphQL operations on the member API"). A missing or foreign-origin token never reaches this field: the endpoint answers HTTP 401 `invalid_token` (spec: "Errors"). */
+  /** The member the bearer token belongs to. Needs scope `account:read`. A missing or foreign-origin token never reaches this field: the endpoint answers HTTP 401 `invalid_token`. */
   viewer: Viewer;
 };
 
-/** Refund state of a payment (spec: "Payment node", `refundingState`; values and transitions not shown by the spec, chosen here). */
+/** Refund state of a payment. */
 export type RefundingState =
   /** No refund was ever requested. */
   | 'NONE'
@@ -777,12 +777,12 @@ export type RefundingState =
   /** A refund was requested and awaits review (`refundRequestedAt` is set). */
   | 'REQUESTED';
 
-/** A chapter of a course syllabus, holding its lectures in order (spec: "Course node", "each section has `lectures`"). */
+/** A chapter of a course syllabus, holding its lectures in order. */
 export type Section = {
   __typename?: 'Section';
   /** Opaque id of the section. */
   id: Scalars['ID']['output'];
-  /** Lectures of the section in syllabus order, each with the viewer's state (spec: "Lecture"). */
+  /** Lectures of the section in syllabus order, each with the viewer's state. */
   lectures: Array<Lecture>;
   /** 1-based position of the section within the course; `Course.sections` is already in this order. */
   position: Scalars['Int']['output'];
@@ -790,26 +790,26 @@ export type Section = {
   title: Scalars['String']['output'];
 };
 
-/** A meeting reserved on a consulting service, as seen in the service's catalogue (spec: "Consulting", `meetings` under a service). It may be anyone's meeting: it carries no attendee identities, no `roomUrl` and nothing that marks it as the viewer's. */
+/** A meeting reserved on a consulting service, as seen in the service's catalogue. It may be anyone's meeting: it carries no attendee identities, no `roomUrl` and nothing that marks it as the viewer's. */
 export type ServiceMeeting = Node & {
   __typename?: 'ServiceMeeting';
-  /** Number of seats taken (spec: "Consulting": "`attendeesCount` is catalogue arithmetic"). */
+  /** Number of seats taken. */
   attendeesCount: Scalars['Int']['output'];
   /** Number of seats the meeting offers, from its slot; `capacity - attendeesCount` seats are free. */
   capacity: Scalars['Int']['output'];
   /** End of the meeting. */
   endAt: Scalars['DateTime']['output'];
-  /** Opaque, globally unique id of this catalogue entry. Ids are per type: it is never equal to a `ConsultingMeeting.id` (variant A only), so it cannot be matched against the viewer's own bookings (spec: "Consulting"). */
+  /** Opaque, globally unique id of this catalogue entry. Ids are per type: it is never equal to a `ConsultingMeeting.id` (variant A only), so it cannot be matched against the viewer's own bookings. */
   id: Scalars['ID']['output'];
   /** Start of the meeting. */
   startAt: Scalars['DateTime']['output'];
   /** Start of the meeting in unix seconds: the same instant as `startAt`, in the unit `MeetingFilter.startedAfter` / `startedBefore` take. */
   startedAt: Scalars['Int']['output'];
-  /** State of the meeting (spec: "Meeting `state`"). */
+  /** State of the meeting. */
   state: MeetingState;
 };
 
-/** Relay connection of the meetings reserved on one consulting service (spec: "Consulting", `meetings`). */
+/** Relay connection of the meetings reserved on one consulting service. */
 export type ServiceMeetingConnection = {
   __typename?: 'ServiceMeetingConnection';
   /** Edges of this page, each with a cursor. */
@@ -858,51 +858,51 @@ export type UpdateNotificationSubscriptionPayload = {
 };
 
 /**
- * The signed-in member, root of the member API (spec: "viewer (root of the member GraphQL API)"). Holds identity, the sites where the member has a role, and the member's entitlement lists.
- * The four connections here (`enrolledCourses`, `digitalProducts`, `consultingServices`, `eventRegistrations`) are entitlement lists, not order records: their nodes carry no order number, coupon, refund or invoice data (spec: viewer). Billing history lives only in `payments` (variant A only).
+ * The signed-in member, root of the member API. Holds identity, the sites where the member has a role, and the member's entitlement lists.
+ * The four connections here (`enrolledCourses`, `digitalProducts`, `consultingServices`, `eventRegistrations`) are entitlement lists, not order records: their nodes carry no order number, coupon, refund or invoice data. Billing history lives only in `payments` (variant A only).
  */
 export type Viewer = {
   __typename?: 'Viewer';
   /** Absolute URL of the member's avatar image (the userinfo `picture` claim in variant A); null when the member has none. */
   avatar?: Maybe<Scalars['String']['output']>;
   /**
-   * The viewer's own meetings (variant A; spec: "Consulting", `viewer.consultingMeetings`): consulting slots where the viewer booked a seat, and every meeting of every study group the viewer belongs to. Never another member's booking. Canceled meetings stay listed; filter by `state` for an upcoming schedule.
-   * Ordered newest start first, at most 50 per page (spec: "GraphQL operations on the member API", "Limits"). The next upcoming meeting is `filter: { startedAfter: <now> }, last: 1`; history uses `startedBefore`.
+   * The viewer's own meetings (variant A): consulting slots where the viewer booked a seat, and every meeting of every study group the viewer belongs to. Never another member's booking. Canceled meetings stay listed; filter by `state` for an upcoming schedule.
+   * Ordered newest start first, at most 50 per page. The next upcoming meeting is `filter: { startedAfter: <now> }, last: 1`; history uses `startedBefore`.
    */
   consultingMeetings: ConsultingMeetingConnection;
-  /** Consulting services offered against the courses delivered to the viewer (spec: "Consulting"). This is a service catalogue, not a purchase list and not the viewer's bookings. Ordered by title. Page size: default 20, at most 100. */
+  /** Consulting services offered against the courses delivered to the viewer. This is a service catalogue, not a purchase list and not the viewer's bookings. Ordered by title. Page size: default 20, at most 100. */
   consultingServices: ConsultingServiceConnection;
-  /** Digital products the viewer may download at this site (spec: viewer, "purchased digital products"). Entitlements, not orders. Ordered by grant time, newest first. Page size: default 20, at most 100. */
+  /** Digital products the viewer may download at this site. Entitlements, not orders. Ordered by grant time, newest first. Page size: default 20, at most 100. */
   digitalProducts: DigitalProductConnection;
   /** Email address of the member account, as in the userinfo `email` claim. */
   email: Scalars['String']['output'];
-  /** Courses the viewer is enrolled in at this site, as course nodes with the full syllabus and progress (spec: "Course node"). Entitlements, not orders. Ordered by enrollment, newest first. Page size: default 20, at most 100. */
+  /** Courses the viewer is enrolled in at this site, as course nodes with the full syllabus and progress. Entitlements, not orders. Ordered by enrollment, newest first. Page size: default 20, at most 100. */
   enrolledCourses: CourseConnection;
-  /** The viewer's registrations for events at this site (spec: viewer, `eventRegistrations`). Entitlements, not orders. Ordered by event start, newest first. Page size: default 20, at most 100. */
+  /** The viewer's registrations for events at this site. Entitlements, not orders. Ordered by event start, newest first. Page size: default 20, at most 100. */
   eventRegistrations: EventRegistrationConnection;
-  /** The member's user id: the same value as the userinfo `sub` claim (spec: "Userinfo response"). Not a Node id. */
+  /** The member's user id: the same value as the userinfo `sub` claim. Not a Node id. */
   id: Scalars['ID']['output'];
   /** Display name, as in the userinfo `name` claim; null when the member has not set one. */
   name?: Maybe<Scalars['String']['output']>;
-  /** The viewer's delivery preferences: one entry for every pair of `NotificationKind` and `NotificationChannel`, ordered by kind then channel as declared in those enums (variant A; spec: viewer, `notificationSubscriptions`). Change one with `updateNotificationSubscription`. */
+  /** The viewer's delivery preferences: one entry for every pair of `NotificationKind` and `NotificationChannel`, ordered by kind then channel as declared in those enums (variant A). Change one with `updateNotificationSubscription`. */
   notificationSubscriptions: Array<NotificationSubscription>;
-  /** The viewer's notification inbox at this site (variant A; spec: viewer, "Notification inbox"; read with `account:read`). Notifications are a resource, not emitted events (spec: "Events"). Ordered newest first (by `createdAt`). Page size: default 20, at most 100. */
+  /** The viewer's notification inbox at this site (variant A; read with `account:read`). Notifications are a resource, not emitted events. Ordered newest first (by `createdAt`). Page size: default 20, at most 100. */
   notifications: NotificationConnection;
   /**
-   * The viewer's own payments: the only billing history in the API (variant A; spec: viewer, "Payment node"). One node per payment attempt: a retried checkout is a separate node with its own `tradeNo`, and nothing joins the attempts of one purchase. Unpaid and expired rows are included by design; a checkout abandoned before a payment method was chosen is held back while unpaid and appears once it expires.
-   * Ordered newest first (by `createdAt`), at most 50 per page (spec: "GraphQL operations on the member API", "Limits").
+   * The viewer's own payments: the only billing history in the API (variant A). One node per payment attempt: a retried checkout is a separate node with its own `tradeNo`, and nothing joins the attempts of one purchase. Unpaid and expired rows are included by design; a checkout abandoned before a payment method was chosen is held back while unpaid and appears once it expires.
+   * Ordered newest first (by `createdAt`), at most 50 per page.
    */
   payments: PaymentConnection;
-  /** Every site where the viewer holds a role, with the role names (spec: viewer, `schools`). Ordered by site name. Includes the site this request was made to, marked by `isCurrent`. */
+  /** Every site where the viewer holds a role, with the role names. Ordered by site name. Includes the site this request was made to, marked by `isCurrent`. */
   schools: Array<ViewerSchool>;
-  /** Number of unread notifications in the inbox, for a badge (variant A; spec: viewer, `unreadNotificationCount`). Equals `notifications(filter: { unreadOnly: true }).totalCount`. */
+  /** Number of unread notifications in the inbox, for a badge (variant A). Equals `notifications(filter: { unreadOnly: true }).totalCount`. */
   unreadNotificationCount: Scalars['Int']['output'];
 };
 
 
 /**
- * The signed-in member, root of the member API (spec: "viewer (root of the member GraphQL API)"). Holds identity, the sites where the member has a role, and the member's entitlement lists.
- * The four connections here (`enrolledCourses`, `digitalProducts`, `consultingServices`, `eventRegistrations`) are entitlement lists, not order records: their nodes carry no order number, coupon, refund or invoice data (spec: viewer). Billing history lives only in `payments` (variant A only).
+ * The signed-in member, root of the member API. Holds identity, the sites where the member has a role, and the member's entitlement lists.
+ * The four connections here (`enrolledCourses`, `digitalProducts`, `consultingServices`, `eventRegistrations`) are entitlement lists, not order records: their nodes carry no order number, coupon, refund or invoice data. Billing history lives only in `payments` (variant A only).
  */
 export type ViewerConsultingMeetingsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
@@ -914,8 +914,8 @@ export type ViewerConsultingMeetingsArgs = {
 
 
 /**
- * The signed-in member, root of the member API (spec: "viewer (root of the member GraphQL API)"). Holds identity, the sites where the member has a role, and the member's entitlement lists.
- * The four connections here (`enrolledCourses`, `digitalProducts`, `consultingServices`, `eventRegistrations`) are entitlement lists, not order records: their nodes carry no order number, coupon, refund or invoice data (spec: viewer). Billing history lives only in `payments` (variant A only).
+ * The signed-in member, root of the member API. Holds identity, the sites where the member has a role, and the member's entitlement lists.
+ * The four connections here (`enrolledCourses`, `digitalProducts`, `consultingServices`, `eventRegistrations`) are entitlement lists, not order records: their nodes carry no order number, coupon, refund or invoice data. Billing history lives only in `payments` (variant A only).
  */
 export type ViewerConsultingServicesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
@@ -926,8 +926,8 @@ export type ViewerConsultingServicesArgs = {
 
 
 /**
- * The signed-in member, root of the member API (spec: "viewer (root of the member GraphQL API)"). Holds identity, the sites where the member has a role, and the member's entitlement lists.
- * The four connections here (`enrolledCourses`, `digitalProducts`, `consultingServices`, `eventRegistrations`) are entitlement lists, not order records: their nodes carry no order number, coupon, refund or invoice data (spec: viewer). Billing history lives only in `payments` (variant A only).
+ * The signed-in member, root of the member API. Holds identity, the sites where the member has a role, and the member's entitlement lists.
+ * The four connections here (`enrolledCourses`, `digitalProducts`, `consultingServices`, `eventRegistrations`) are entitlement lists, not order records: their nodes carry no order number, coupon, refund or invoice data. Billing history lives only in `payments` (variant A only).
  */
 export type ViewerDigitalProductsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
@@ -938,8 +938,8 @@ export type ViewerDigitalProductsArgs = {
 
 
 /**
- * The signed-in member, root of the member API (spec: "viewer (root of the member GraphQL API)"). Holds identity, the sites where the member has a role, and the member's entitlement lists.
- * The four connections here (`enrolledCourses`, `digitalProducts`, `consultingServices`, `eventRegistrations`) are entitlement lists, not order records: their nodes carry no order number, coupon, refund or invoice data (spec: viewer). Billing history lives only in `payments` (variant A only).
+ * The signed-in member, root of the member API. Holds identity, the sites where the member has a role, and the member's entitlement lists.
+ * The four connections here (`enrolledCourses`, `digitalProducts`, `consultingServices`, `eventRegistrations`) are entitlement lists, not order records: their nodes carry no order number, coupon, refund or invoice data. Billing history lives only in `payments` (variant A only).
  */
 export type ViewerEnrolledCoursesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
@@ -950,8 +950,8 @@ export type ViewerEnrolledCoursesArgs = {
 
 
 /**
- * The signed-in member, root of the member API (spec: "viewer (root of the member GraphQL API)"). Holds identity, the sites where the member has a role, and the member's entitlement lists.
- * The four connections here (`enrolledCourses`, `digitalProducts`, `consultingServices`, `eventRegistrations`) are entitlement lists, not order records: their nodes carry no order number, coupon, refund or invoice data (spec: viewer). Billing history lives only in `payments` (variant A only).
+ * The signed-in member, root of the member API. Holds identity, the sites where the member has a role, and the member's entitlement lists.
+ * The four connections here (`enrolledCourses`, `digitalProducts`, `consultingServices`, `eventRegistrations`) are entitlement lists, not order records: their nodes carry no order number, coupon, refund or invoice data. Billing history lives only in `payments` (variant A only).
  */
 export type ViewerEventRegistrationsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
@@ -962,8 +962,8 @@ export type ViewerEventRegistrationsArgs = {
 
 
 /**
- * The signed-in member, root of the member API (spec: "viewer (root of the member GraphQL API)"). Holds identity, the sites where the member has a role, and the member's entitlement lists.
- * The four connections here (`enrolledCourses`, `digitalProducts`, `consultingServices`, `eventRegistrations`) are entitlement lists, not order records: their nodes carry no order number, coupon, refund or invoice data (spec: viewer). Billing history lives only in `payments` (variant A only).
+ * The signed-in member, root of the member API. Holds identity, the sites where the member has a role, and the member's entitlement lists.
+ * The four connections here (`enrolledCourses`, `digitalProducts`, `consultingServices`, `eventRegistrations`) are entitlement lists, not order records: their nodes carry no order number, coupon, refund or invoice data. Billing history lives only in `payments` (variant A only).
  */
 export type ViewerNotificationsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
@@ -975,8 +975,8 @@ export type ViewerNotificationsArgs = {
 
 
 /**
- * The signed-in member, root of the member API (spec: "viewer (root of the member GraphQL API)"). Holds identity, the sites where the member has a role, and the member's entitlement lists.
- * The four connections here (`enrolledCourses`, `digitalProducts`, `consultingServices`, `eventRegistrations`) are entitlement lists, not order records: their nodes carry no order number, coupon, refund or invoice data (spec: viewer). Billing history lives only in `payments` (variant A only).
+ * The signed-in member, root of the member API. Holds identity, the sites where the member has a role, and the member's entitlement lists.
+ * The four connections here (`enrolledCourses`, `digitalProducts`, `consultingServices`, `eventRegistrations`) are entitlement lists, not order records: their nodes carry no order number, coupon, refund or invoice data. Billing history lives only in `payments` (variant A only).
  */
 export type ViewerPaymentsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
@@ -985,20 +985,20 @@ export type ViewerPaymentsArgs = {
   last?: InputMaybe<Scalars['Int']['input']>;
 };
 
-/** A site (school) where the viewer holds at least one role (spec: viewer, `schools`). Each origin is one site (spec: "What the service does"). */
+/** A site (school) where the viewer holds at least one role. Each origin is one site. */
 export type ViewerSchool = {
   __typename?: 'ViewerSchool';
-  /** Id of the site; the same value a variant A member token carries as `school_id` (spec: "Token response"). */
+  /** Id of the site; the same value a variant A member token carries as `school_id`. */
   id: Scalars['ID']['output'];
   /** True for the site this request was sent to (the origin the token is bound to); false for the viewer's other sites. */
   isCurrent: Scalars['Boolean']['output'];
   /** Display name of the site. */
   name: Scalars['String']['output'];
-  /** Names of the viewer's roles at this site (spec: viewer, "with the role names"), e.g. `student`, `teacher`, `admin`. Never empty. Same vocabulary as the userinfo `roles` claim. */
+  /** Names of the viewer's roles at this site, most privileged first, e.g. `owner`, `operator`, `staff`, `lecturer`, `student`. Never empty. Same vocabulary as the userinfo `roles` claim. */
   roles: Array<Scalars['String']['output']>;
-  /** Subdomain of the site; the same value a variant A member token carries as `school_subdomain` (spec: "Token response"). */
+  /** Subdomain of the site; the same value a variant A member token carries as `school_subdomain`. */
   subdomain: Scalars['String']['output'];
-  /** Origin of the site (`{base_url}`), e.g. `https://demo.example.com`, with no trailing slash. A member token is bound to one origin (spec: "Authentication", item 7). */
+  /** Origin of the site (`{base_url}`), e.g. `https://demo.example.com`, with no trailing slash. A member token is bound to one origin. */
   url: Scalars['String']['output'];
 };
 

@@ -4,14 +4,14 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
-/** Origin of one of the viewer's meetings (spec: "Consulting": `viewer.consultingMeetings` holds booked consulting slots and study-group meetings). */
+/** Origin of one of the viewer's meetings: a booked consulting slot or a study-group session. */
 export type ConsultingMeetingKind =
   /** A meeting of a consulting service's slot in which the viewer booked a seat. */
   | 'CONSULTING_SLOT'
   /** A session of a study group the viewer belongs to; no seat rows, the roster is the attendee list. */
   | 'STUDY_GROUP';
 
-/** The viewer's progress on one lecture. Values and their lowercase spelling come from the spec ("Lecture", "States and transitions"); transitions are not shown by the spec. */
+/** The viewer's progress on one lecture. Values are spelled in lowercase. */
 export type LectureState =
   /** The viewer has completed the lecture. */
   | 'completed'
@@ -20,13 +20,13 @@ export type LectureState =
   /** The viewer has not opened the lecture. */
   | 'unread';
 
-/** State of a meeting. Values and their lowercase spelling come from the spec ("States and transitions", "Meeting `state`"). A canceled meeting stays in lists; filter it out to show an upcoming schedule. */
+/** State of a meeting. Values are spelled in lowercase. A canceled meeting stays in lists; filter it out to show an upcoming schedule. */
 export type MeetingState =
-  /** Open: seats can be or have been reserved but staff has not confirmed it. Reserving a seat does not confirm a meeting; weekly study-group sessions stay `available` (spec: "Meeting `state`"). */
+  /** Open: seats can be or have been reserved but staff has not confirmed it. Reserving a seat does not confirm a meeting; weekly study-group sessions stay `available`. */
   | 'available'
-  /** Canceled. It remains in the viewer's list (spec: "Meeting `state`"). */
+  /** Canceled. It remains in the viewer's list. */
   | 'canceled'
-  /** Confirmed by staff (consulting slots only) (spec: "Meeting `state`"). */
+  /** Confirmed by staff (consulting slots only). */
   | 'scheduled';
 
 /** Kind of item on a payment line. */
@@ -44,11 +44,11 @@ export type PaymentLineItemKind =
   /** Anything else, including kinds added after this schema. */
   | 'OTHER';
 
-/** State of a payment (spec: "Payment node", `paymentState`; values and transitions not shown by the spec, chosen here). `UNPAID` can become `PAID`, `EXPIRED`, `FAILED` or `CANCELED`; the others are final. Refunds are tracked separately in `refundingState`. */
+/** State of a payment. `UNPAID` can become `PAID`, `EXPIRED`, `FAILED` or `CANCELED`; the others are final. Refunds are tracked separately in `refundingState`. */
 export type PaymentState =
   /** Canceled before it was paid. */
   | 'CANCELED'
-  /** Not paid before `expiredAt`; listed like any other row (spec: Payment node, rules 2 and 3). */
+  /** Not paid before `expiredAt`; listed like any other row. */
   | 'EXPIRED'
   /** Rejected by the payment processor, e.g. a declined card. */
   | 'FAILED'
@@ -57,7 +57,7 @@ export type PaymentState =
   /** Created and waiting for the money, e.g. ATM or convenience-store instructions issued but not yet paid. */
   | 'UNPAID';
 
-/** Method of payment (spec: "Payment node", `paymentType`; allowed values not shown by the spec, chosen here). Clients should treat unknown future values like `OTHER`. */
+/** Method of payment. Clients should treat unknown future values like `OTHER`. */
 export type PaymentType =
   /** Apple Pay. */
   | 'APPLE_PAY'
@@ -80,7 +80,7 @@ export type PaymentType =
   /** Online bank transfer completed immediately with a card reader (WebATM). */
   | 'WEB_ATM';
 
-/** Refund state of a payment (spec: "Payment node", `refundingState`; values and transitions not shown by the spec, chosen here). */
+/** Refund state of a payment. */
 export type RefundingState =
   /** No refund was ever requested. */
   | 'NONE'

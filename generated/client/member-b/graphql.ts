@@ -4,7 +4,7 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
-/** The viewer's progress on one lecture. Values and their lowercase spelling come from the spec ("Lecture", "States and transitions"); transitions are not shown by the spec. */
+/** The viewer's progress on one lecture. Values are spelled in lowercase. */
 export type LectureState =
   /** The viewer has completed the lecture. */
   | 'completed'

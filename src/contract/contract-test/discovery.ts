@@ -89,7 +89,7 @@ export const discoveryChecks: Check[] = [
       );
       includes(problems, document, 'scopes_supported', ALL_SCOPES);
       problems.throwIfAny();
-      return `issuer ${base}, ${Object.keys(AUTHORIZATION_SERVER_ENDPOINTS).length} endpoints, S256, ${ALL_SCOPES.length} spec scopes`;
+      return `issuer ${base}, ${Object.keys(AUTHORIZATION_SERVER_ENDPOINTS).length} endpoints, S256, ${ALL_SCOPES.length} scopes`;
     },
   },
   {
