@@ -203,6 +203,15 @@ export function memberGraphqlEndpoint(services: Services): Middleware<SiteState>
     ctx.status = init.status;
     if (init.headers) ctx.set(init.headers);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = responseBody ?? '';
+    if (responseBody === null) {
+      // graphql-http refuses a wrong Content-Type (415) or Accept (406) with a status text only: every answer of this
+      // endpoint is JSON, so the refusal becomes a GraphQL error document too.
+      ctx.type = 'application/json; charset=utf-8';
+      ctx.body = JSON.stringify({ errors: [{ message: init.statusText || 'the request was refused' }] });
+      return;
+    }
+    // A few refusals (a mutation over GET: 405) carry a JSON body but no Content-Type.
+    if (!ctx.response.get('Content-Type')) ctx.type = 'application/json; charset=utf-8';
+    ctx.body = responseBody;
   };
 }

@@ -10,6 +10,11 @@ function httpStatusOf(error: unknown): number | null {
   return typeof status === 'number' && status >= 400 && status < 600 ? status : null;
 }
 
+function isZlibDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR');
+}
+
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   if (isDatabaseUnavailable(error)) return new ServiceUnavailableError('the database is unreachable; retry shortly');
@@ -17,6 +22,8 @@ export function toAppError(error: unknown): AppError {
   if (isTransactionConflict(error)) return new ServiceUnavailableError('the change conflicted with a concurrent change; retry shortly');
   const status = httpStatusOf(error);
   if (status !== null && status < 500 && error instanceof Error) return new AppError(status, status === 413 ? 'request_too_large' : 'invalid_request', error.message);
+  // A request body whose Content-Encoding does not decompress (zlib's data and buffer errors) is the client's fault.
+  if (isZlibDataError(error)) return new AppError(400, 'invalid_request', `the request body could not be decoded as its Content-Encoding says: ${(error as Error).message}`);
   return new AppError(500, 'server_error', 'the server failed to handle the request');
 }
 
@@ -32,9 +39,11 @@ export function errorHandling(): Middleware<RequestState> {
       if (ctx.status === 404 && (ctx.body === undefined || ctx.body === null)) {
         throw new AppError(404, 'not_found', `no resource at ${ctx.method} ${ctx.path}`);
       }
-      // @koa/router's allowedMethods() answers 405/501 with only a status; give it the JSON body every error has.
+      // @koa/router's allowedMethods() answers 405, or 501 for a method no route of it uses (PROPFIND, TRACE, …), with
+      // only a status and Allow. Either way the resource exists and the method is not one of its own: a client error,
+      // 405 with the Allow header the router set (RFC 9110 15.5.6), and the JSON body every error has.
       if ((ctx.status === 405 || ctx.status === 501) && (ctx.body === undefined || ctx.body === null)) {
-        throw new AppError(ctx.status, ctx.status === 405 ? 'method_not_allowed' : 'not_implemented', `${ctx.method} is not allowed on ${ctx.path}${ctx.response.get('Allow') ? `; allowed: ${ctx.response.get('Allow')}` : ''}`);
+        throw new AppError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}${ctx.response.get('Allow') ? `; allowed: ${ctx.response.get('Allow')}` : ''}`);
       }
     } catch (raw) {
       const error = toAppError(raw);
