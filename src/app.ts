@@ -1,4 +1,4 @@
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
 import { adminInterface, openapiDocument, OPENAPI_DOCUMENT_PATH } from './admin/index.js';
@@ -6,11 +6,12 @@ import { agentGuideEndpoint, AGENT_GUIDE_PATH } from './agent-guide/endpoint.js'
 import { docsRoutes } from './docs/routes.js';
 import { memberGraphqlEndpoint, memberGraphqlPath } from './graphql/endpoint.js';
 import { errorHandling } from './http/errors.js';
-import { healthCheck } from './http/health.js';
+import { healthCheck, readinessCheck } from './http/health.js';
 import { requestLogging } from './http/request-id.js';
 import { siteResolution } from './http/site-resolution.js';
 import type { RequestState, SiteState } from './http/state.js';
 import { MCP_PATH, mcpEndpoint } from './mcp/endpoint.js';
+import { httpMetrics } from './metrics/http-metrics.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { homePage } from './pages/home.js';
 import type { Services } from './services.js';
@@ -27,12 +28,16 @@ export function createApp(services: Services): Koa<RequestState> {
   app.maxIpsCount = 1;
   app.silent = true;
 
+  app.use(httpMetrics(services.metrics));
   app.use(requestLogging(logger));
   app.use(errorHandling());
 
-  // The one process-wide route, answered for any Host; checked by hand, not by a router every request passes through.
-  const health = healthCheck(db);
-  app.use((ctx, next) => (ctx.path === '/healthz' && (ctx.method === 'GET' || ctx.method === 'HEAD') ? health(ctx, next) : next()));
+  // The process-wide probes, answered for any Host; checked by hand, not by a router every request passes through.
+  const probes: Record<string, Middleware<RequestState>> = { '/healthz': healthCheck(db), '/readyz': readinessCheck(db, services.lifecycle) };
+  app.use((ctx, next) => {
+    const probe = ctx.method === 'GET' || ctx.method === 'HEAD' ? probes[ctx.path] : undefined;
+    return probe ? probe(ctx, next) : next();
+  });
 
   // Past this point every request belongs to the site of its origin, or gets a 404 naming the origin.
   const siteApp = app.use<SiteState>(siteResolution(db, createSiteCache(config.siteCacheSeconds * 1000)));

@@ -1,6 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
+import { createMetricsServer } from './metrics/metrics-server.js';
+import { createServices } from './services.js';
 import type { Config } from './config/config.js';
 import { openDatabase, type Database } from './db/connection.js';
 import { MigrationLockTimeout, migrateToLatest } from './db/migrate.js';
@@ -14,6 +16,8 @@ export interface RunningServer {
   logger: Logger;
   /** http://host:port the socket is bound to. */
   listeningOn: string;
+  /** http://host:port/metrics when METRICS_PORT opened the metrics listener. */
+  metricsOn: string | null;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes the database pool. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -36,21 +40,50 @@ async function ensureReachable(db: Database, config: Config): Promise<void> {
   }
 }
 
+interface ListenTarget {
+  port: number;
+  host: string | undefined;
+  /** The settings that chose them, for the message: PORT/HOST or METRICS_PORT/METRICS_HOST. */
+  portVariable: string;
+  hostVariable: string;
+}
+
 /** A failed listen as the one line start-up prints: what was asked, what went wrong, what to change. */
-function listenError(error: unknown, config: Config): Error {
+function listenError(error: unknown, target: ListenTarget): Error {
   const code = (error as NodeJS.ErrnoException).code;
-  const where = `port ${config.port} on ${config.host ?? 'every interface'}`;
+  const where = `port ${target.port} on ${target.host ?? 'every interface'}`;
   switch (code) {
     case 'EADDRINUSE':
-      return new StartupError(`${where} is already in use (another schoolgate, or another server?); stop it or set PORT to a free port`);
+      return new StartupError(`${where} is already in use (another schoolgate, or another server?); stop it or set ${target.portVariable} to a free port`);
     case 'EACCES':
     case 'EPERM':
-      return new StartupError(`permission denied to listen on ${where}; ports below 1024 need privileges: set PORT to 1024 or above`);
+      return new StartupError(`permission denied to listen on ${where}; ports below 1024 need privileges: set ${target.portVariable} to 1024 or above`);
     case 'EADDRNOTAVAIL':
-      return new StartupError(`HOST ${config.host ?? ''} is not an address of this machine; set HOST to one of its addresses, or leave it empty for all`);
+      return new StartupError(`${target.hostVariable} ${target.host ?? ''} is not an address of this machine; set ${target.hostVariable} to one of its addresses, or leave it empty for all`);
     default:
       return new StartupError(`cannot listen on ${where}: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/** Listens, turning a failure into the one-line StartupError. */
+async function listen(server: http.Server, target: ListenTarget): Promise<AddressInfo> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(target.port, target.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    throw listenError(error, target);
+  }
+  return server.address() as AddressInfo;
+}
+
+function urlOf(address: AddressInfo): string {
+  const host = address.family === 'IPv6' ? (address.address === '::' ? 'localhost' : `[${address.address}]`) : address.address === '0.0.0.0' ? 'localhost' : address.address;
+  return `http://${host}:${address.port}`;
 }
 
 /** Opens and migrates the database, seeds the demo school into an empty one, and listens. */
@@ -70,22 +103,22 @@ export async function startServer(config: Config, options: { logger?: Logger; db
     throw error instanceof MigrationLockTimeout ? new StartupError(error.message) : error;
   }
 
-  const app = createApp({ config, db, logger });
-  const server = http.createServer(app.callback());
+  const services = createServices(config, db, logger);
+  const server = http.createServer(createApp(services).callback());
+  const metricsServer = config.metricsPort === null ? null : createMetricsServer(services.metrics);
+  let address: AddressInfo;
+  let metricsAddress: AddressInfo | null = null;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    address = await listen(server, { port: config.port, host: config.host, portVariable: 'PORT', hostVariable: 'HOST' });
+    if (metricsServer && config.metricsPort !== null) {
+      metricsAddress = await listen(metricsServer, { port: config.metricsPort, host: config.metricsHost, portVariable: 'METRICS_PORT', hostVariable: 'METRICS_HOST' });
+    }
   } catch (error) {
+    if (server.listening) server.close();
     if (!options.db) await db.destroy();
-    throw listenError(error, config);
+    throw error;
   }
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? (address.address === '::' ? 'localhost' : `[${address.address}]`) : address.address === '0.0.0.0' ? 'localhost' : address.address;
+  services.lifecycle.state = 'ready';
   // Housekeeping off the request path (docs/housekeeping.md); SCHOOLGATE_PRUNE_INTERVAL_SECONDS=0 leaves it to the CLI.
   const pruneJob = config.prune.intervalSeconds > 0 ? startPruneJob(db, logger, config.prune) : undefined;
   let stopping: Promise<void> | undefined;
@@ -94,9 +127,13 @@ export async function startServer(config: Config, options: { logger?: Logger; db
     server,
     db,
     logger,
-    listeningOn: `http://${host}:${address.port}`,
+    listeningOn: urlOf(address),
+    metricsOn: metricsAddress === null ? null : `${urlOf(metricsAddress)}/metrics`,
     stop(graceMs = 10000) {
       stopping ??= (async () => {
+        // Readiness answers 503 from now on (on connections still open), so a load balancer stops sending traffic.
+        services.lifecycle.state = 'draining';
+        metricsServer?.close();
         const jobStopped = pruneJob?.stop();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();

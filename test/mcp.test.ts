@@ -18,6 +18,7 @@ import { insertPair, newGrantId, revokeGrant } from '../src/oauth/tokens/store.j
 import { createLogger } from '../src/shared/logger.js';
 import { createSite, type Site } from '../src/sites/sites.js';
 import { startServer } from '../src/server.js';
+import { createServices } from '../src/services.js';
 import { describeEachDatabase, type ScratchDatabase } from './support/databases.js';
 import { gql, memberToken, type GraphQLResult } from './support/member-api.js';
 import { discover, exchangeCode, issueCode, makeClient, type TestClient } from './support/oauth-fixtures.js';
@@ -1003,7 +1004,7 @@ function mcpSuite(variant: Variant, scratch: () => ScratchDatabase): void {
         const config = scratch().config;
         if (config.client !== 'sqlite') throw new Error('expected an SQLite scratch database');
         const faultDb = openDatabase(config, quiet);
-        const app = createApp({ config: testConfig({ variant, database: config }), db: faultDb, logger: createLogger('silent') });
+        const app = createApp(createServices(testConfig({ variant, database: config }), faultDb, createLogger('silent')));
         const httpServer = http.createServer(app.callback());
         await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
         const moved = `${config.filename}.moved`;

@@ -6,6 +6,8 @@ import type { Site } from '../sites/sites.js';
 export interface RequestState {
   requestId: string;
   log: Logger;
+  /** The route's template for metrics, where no @koa/router route matched (the admin API's OpenAPI paths). */
+  routeTemplate?: string;
 }
 
 /** Routes mounted behind site resolution also know the site of the request's origin. */

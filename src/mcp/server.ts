@@ -51,8 +51,15 @@ export class McpToolset {
     return this.tools.filter((tool) => mayUse(caller, tool)).map((tool) => tool.definition);
   }
 
-  /** One `tools/call`: the tool's result, or a tool error for an unknown tool or one the caller may not use. */
+  /** One `tools/call`, counted by tool (unknown names in one bucket) and outcome. */
   async call(name: string, args: unknown, context: ToolContext): Promise<CallToolResult> {
+    const result = await this.callTool(name, args, context);
+    context.session.services.metrics.mcpToolCalls.inc({ tool: this.byName.has(name) ? name : '(unknown)', outcome: result.isError ? 'error' : 'ok' });
+    return result;
+  }
+
+  /** The tool's result, or a tool error for an unknown tool or one the caller may not use. */
+  private async callTool(name: string, args: unknown, context: ToolContext): Promise<CallToolResult> {
     const tool = this.byName.get(name);
     if (!tool) return toolErrorResult('not_found', `Tool ${name} not found; tools/list lists the tools this connection may use`);
     const { session } = context;

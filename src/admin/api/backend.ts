@@ -80,6 +80,7 @@ export function adminApi(services: Services): Middleware<SiteState> {
     const policy = requirePolicy(policies, operationId);
     return async (c: Context, call: AdminCall): Promise<WrittenResponse> => {
       const { ctx } = call;
+      ctx.state.routeTemplate = `${ADMIN_API_BASE_PATH}${policy.path}`;
       if (!call.principal) throw new Error(`${operationId} reached its handler without a principal`);
       const headers: Record<string, string> = {};
       for (const name of policy.headerParameters) {

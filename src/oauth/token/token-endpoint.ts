@@ -1,8 +1,9 @@
 import type { Middleware } from 'koa';
 import { readForm, requireParam } from '../../http/form.js';
-import type { SiteState } from '../../http/state.js';
+import type { SiteContext, SiteState } from '../../http/state.js';
 import type { Services } from '../../services.js';
 import { authenticateClient } from '../client-authentication.js';
+import { AppError } from '../../shared/errors.js';
 import { UnsupportedGrantTypeError } from '../errors.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import type { GrantHandler } from './grants/context.js';
@@ -14,10 +15,25 @@ const GRANTS: Readonly<Record<string, GrantHandler>> = {
   refresh_token: refreshTokenGrant,
 };
 
-/** POST /api/oauth/token: read the form, pick the grant, authenticate the client, run the grant, answer no-store. */
+/** POST /api/oauth/token: read the form, pick the grant, authenticate the client, run the grant, answer no-store; counted by grant and outcome. */
 export function tokenEndpoint(services: Services): Middleware<SiteState> {
+  const counted = services.metrics.tokenRequests;
   return async (ctx) => {
-    const form = readForm(ctx);
+    // The metric's label: a grant we know, else one bucket, so a client cannot invent label values.
+    let grantLabel = 'other';
+    try {
+      const form = readForm(ctx);
+      const grantType = form.get('grant_type');
+      if (grantType !== undefined && Object.hasOwn(GRANTS, grantType)) grantLabel = grantType;
+      await issue(ctx, form);
+      counted.inc({ grant_type: grantLabel, outcome: 'issued' });
+    } catch (error) {
+      counted.inc({ grant_type: grantLabel, outcome: error instanceof AppError ? error.code : 'server_error' });
+      throw error;
+    }
+  };
+
+  async function issue(ctx: SiteContext, form: Map<string, string>): Promise<void> {
     const grantType = requireParam(form, 'grant_type');
     const grant = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType] : undefined;
     if (!grant) throw new UnsupportedGrantTypeError(`grant_type ${grantType} is not supported; use authorization_code or refresh_token`);
@@ -30,5 +46,5 @@ export function tokenEndpoint(services: Services): Middleware<SiteState> {
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Pragma', 'no-cache');
     ctx.body = body;
-  };
+  }
 }

@@ -1,0 +1,28 @@
+import type { Middleware } from 'koa';
+import type { RequestState } from '../http/state.js';
+import type { Metrics } from './metrics.js';
+
+/**
+ * Counts and times every request by its route template (the router's pattern, e.g. `/api/admin/v1/courses/:courseId`,
+ * never the raw path, so the label set stays bounded), method and status; 429s are also counted as rate-limit refusals.
+ * Unrouted requests share one label.
+ */
+export function httpMetrics(metrics: Metrics): Middleware<RequestState> {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const labels = { route: routeTemplate(ctx), method: ctx.method, status: String(ctx.status) };
+      metrics.httpRequests.inc(labels);
+      metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      if (ctx.status === 429) metrics.rateLimited.inc({ route: labels.route });
+    }
+  };
+}
+
+function routeTemplate(ctx: { _matchedRoute?: string | RegExp; state: RequestState; path: string }): string {
+  if (typeof ctx._matchedRoute === 'string') return ctx._matchedRoute;
+  if (ctx.state.routeTemplate) return ctx.state.routeTemplate;
+  return ctx.path === '/healthz' || ctx.path === '/readyz' ? ctx.path : '(unrouted)';
+}
