@@ -1,8 +1,9 @@
-import type { Middleware } from 'koa';
+import type { Middleware, ParameterizedContext } from 'koa';
 import { isDatabaseUnavailable } from '../db/connection.js';
 import { isTransactionConflict } from '../db/transaction.js';
 import { AppError, ServiceUnavailableError, ValidationError } from '../shared/errors.js';
-import type { RequestState } from './state.js';
+import { browserErrorPage } from '../pages/browser-error-page.js';
+import type { RequestState, SiteState } from './state.js';
 
 /** Errors Koa or its middleware raise themselves (body parser, ctx.throw) carry an HTTP status. */
 function httpStatusOf(error: unknown): number | null {
@@ -27,9 +28,18 @@ export function toAppError(error: unknown): AppError {
   return new AppError(500, 'server_error', 'the server failed to handle the request');
 }
 
+/** Paths whose clients read JSON whatever they accept: the APIs, discovery, the agent guide, the probes. */
+const MACHINE_PATHS = /^\/(api\/|\.well-known\/|mcp$|member\/graphql$|account\/graphql$|openapi\.json$|auth\.md$|healthz$|readyz$)/;
+
+/** A browser navigating to a page: GET or HEAD, HTML preferred over JSON (a client accepting anything keeps JSON), not an API path. */
+function wantsPage(ctx: ParameterizedContext<RequestState>): boolean {
+  return (ctx.method === 'GET' || ctx.method === 'HEAD') && !MACHINE_PATHS.test(ctx.path) && ctx.accepts('json', 'html') === 'html';
+}
+
 /**
  * The one error middleware: every failure becomes an RFC 6749 style JSON body `{ error, error_description }`
- * (plus the failing JSON pointers for invalid input). Interfaces with another error format (GraphQL, admin
+ * (plus the failing JSON pointers for invalid input), or, for a browser navigating to a page, a small HTML page with
+ * the request id. Interfaces with another error format (GraphQL, admin
  * problem+json) render their own errors before they reach here.
  */
 export function errorHandling(): Middleware<RequestState> {
@@ -51,6 +61,12 @@ export function errorHandling(): Middleware<RequestState> {
       ctx.status = error.status;
       ctx.set(error.headers);
       ctx.set('Cache-Control', 'no-store');
+      if (wantsPage(ctx)) {
+        const site = (ctx.state as Partial<SiteState>).site;
+        ctx.type = 'text/html; charset=utf-8';
+        ctx.body = browserErrorPage({ status: error.status, request: `${ctx.method} ${ctx.path}`, siteName: site?.name ?? null, requestId: ctx.state.requestId, detail: error.message });
+        return;
+      }
       ctx.body = {
         error: error.code,
         error_description: error.message,
