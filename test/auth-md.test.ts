@@ -131,7 +131,7 @@ function guideSuite(variant: Variant, scratch: () => ScratchDatabase): void {
   });
 
   it('contains only URLs of this site, and every one of them answers (not 404, not 5xx; POST-only endpoints answer a GET with 405)', async function () {
-    this.timeout(30_000);
+    this.timeout(120_000);
     const { text } = await guideOf(origin);
     const urls = urlsIn(text);
     expect(urls.length).to.be.above(8);

@@ -127,7 +127,7 @@ describe('configuration (issue 2, bad input)', () => {
   });
 
   describe('start-up stops with one clear line, before listening', function () {
-    this.timeout(30000);
+    this.timeout(120_000);
     for (const [name, env, line] of [
       ['an unknown variant', { SCHOOLGATE_VARIANT: 'Z' }, /^schoolgate: configuration error: SCHOOLGATE_VARIANT: unknown variant "Z" \(use A or B\)\n$/],
       ['a bad DATABASE_URL', { DATABASE_URL: 'postgres://localhost/x' }, /^schoolgate: configuration error: DATABASE_URL: unsupported scheme "postgres:".*\n$/],

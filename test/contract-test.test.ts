@@ -218,7 +218,7 @@ async function startStub(): Promise<Stub> {
 }
 
 describe('schoolgate contract-test against broken deployments (issue 7)', function () {
-  this.timeout(30000);
+  this.timeout(120_000);
   let stub: Stub;
   before(async () => {
     stub = await startStub();

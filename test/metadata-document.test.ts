@@ -41,7 +41,7 @@ describe('Client ID Metadata Documents over local HTTPS', () => {
   let previousCaFile: string | undefined;
 
   before(async function () {
-    this.timeout(30000);
+    this.timeout(120_000);
     ca = createTestCa();
     server = await startDocumentServer(ca);
     previousCaFile = process.env[EXTRA_CA_ENV];
