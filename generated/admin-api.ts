@@ -4163,6 +4163,17 @@ export interface components {
              */
             uploadMethod: "PUT";
             /**
+             * Format: uri
+             * @description Where the object is served, publicly and without a token, on the site's origin:
+             *     `{base_url}/uploads/<id>/<random>.<ext>`. It answers once `state` is `uploaded` (404
+             *     before, and after the slot is deleted), with the object's media type, `ETag`,
+             *     `Cache-Control: public, max-age=3600` and `X-Content-Type-Options: nosniff`; images,
+             *     audio, video and text are shown inline, PDF and ZIP files are downloads, and every
+             *     answer carries a sandboxing `Content-Security-Policy`, so nothing served here runs as
+             *     part of the site.
+             */
+            url: string;
+            /**
              * Format: date-time
              * @description The bytes must arrive before this time.
              */

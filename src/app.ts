@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
 import { adminInterface, openapiDocument, OPENAPI_DOCUMENT_PATH } from './admin/index.js';
 import { agentGuideEndpoint, AGENT_GUIDE_PATH } from './agent-guide/endpoint.js';
+import { demoAssetRoutes } from './demo/asset-routes.js';
 import { docsRoutes } from './docs/routes.js';
 import { memberGraphqlEndpoint, memberGraphqlPath } from './graphql/endpoint.js';
 import { errorHandling } from './http/errors.js';
@@ -16,6 +17,7 @@ import { oauthRoutes } from './oauth/routes.js';
 import { homePage } from './pages/home.js';
 import type { Services } from './services.js';
 import { createSiteCache } from './sites/site-cache.js';
+import { storageRoutes } from './storage/serve.js';
 
 export type { Services } from './services.js';
 
@@ -55,6 +57,8 @@ export function createApp(services: Services): Koa<RequestState> {
   siteRoutes.get(OPENAPI_DOCUMENT_PATH, openapiDocument());
   siteRoutes.use(docsRoutes(services).routes());
   siteRoutes.use(oauthRoutes(services).routes());
+  siteRoutes.use(storageRoutes(db).routes());
+  siteRoutes.use(demoAssetRoutes().routes());
   const graphql = memberGraphqlEndpoint(services);
   siteRoutes.get(graphqlPath, graphql);
   siteRoutes.post(graphqlPath, graphql);

@@ -13,6 +13,7 @@ import type {
   StudyGroupMeetingInput,
   Weekday,
 } from '../import/document.js';
+import { DEMO_COLORS, demoAssetUrl } from './assets.js';
 
 /**
  * The demo school seeded into an empty database: "Northwind Academy of Design", a Taipei design school, built as an
@@ -154,7 +155,7 @@ function courses(clock: Clock, origin: string): CourseInput[] {
       slug: 'foundations-of-typography',
       title: 'Foundations of Typography',
       description: 'Read, classify and set type with confidence: from letterform anatomy to type in product interfaces.',
-      coverImageUrl: `${origin}/assets/courses/typography.jpg`,
+      coverImageUrl: demoAssetUrl(origin, 'typographyCover'),
       status: 'published',
       price: price(3600),
       lecturers: [LIANG],
@@ -192,7 +193,7 @@ function courses(clock: Clock, origin: string): CourseInput[] {
       slug: 'design-systems-for-product-teams',
       title: 'Design Systems for Product Teams',
       description: 'Audit, build and govern a design system your engineers will actually adopt.',
-      coverImageUrl: `${origin}/assets/courses/design-systems.jpg`,
+      coverImageUrl: demoAssetUrl(origin, 'designSystemsCover'),
       status: 'published',
       price: price(4800),
       lecturers: [PRIYA],
@@ -230,7 +231,7 @@ function courses(clock: Clock, origin: string): CourseInput[] {
       slug: 'color-theory-studio',
       title: 'Color Theory Studio',
       description: 'Hands-on colour: perception, contrast, palettes and accessible colour systems.',
-      coverImageUrl: `${origin}/assets/courses/color.jpg`,
+      coverImageUrl: demoAssetUrl(origin, 'colorCover'),
       status: 'published',
       price: price(2800),
       lecturers: [LIANG],
@@ -260,7 +261,7 @@ function courses(clock: Clock, origin: string): CourseInput[] {
       slug: 'prototyping-in-figma',
       title: 'Prototyping in Figma',
       description: 'From static frames to interactive, developer-ready prototypes.',
-      coverImageUrl: `${origin}/assets/courses/figma.jpg`,
+      coverImageUrl: demoAssetUrl(origin, 'figmaCover'),
       status: 'published',
       price: price(3200),
       lecturers: [PRIYA],
@@ -775,10 +776,10 @@ export function buildDemoDocument(origin: string, now: Date): ImportDocument {
       contactEmail: 'hello@northwind-academy.example',
       mcpConnectionsEnabled: true,
       openRegistration: false,
-      appearance: { primaryColor: '#1f3a5f', accentColor: '#f2a541', logoUrl: `${origin}/assets/northwind-logo.svg`, faviconUrl: `${origin}/favicon.ico` },
+      appearance: { primaryColor: DEMO_COLORS.primary, accentColor: DEMO_COLORS.accent, logoUrl: demoAssetUrl(origin, 'logo'), faviconUrl: demoAssetUrl(origin, 'favicon') },
     },
     users: [
-      { ...DEMO_LOGINS.member, avatarUrl: `${origin}/assets/avatars/mia-chen.jpg`, roles: ['student'] },
+      { ...DEMO_LOGINS.member, avatarUrl: demoAssetUrl(origin, 'miaAvatar'), roles: ['student'] },
       { ...DEMO_LOGINS.operator, roles: ['operator'] },
       { ...DEMO_LOGINS.staff, roles: ['staff'] },
       { email: LIANG, name: 'Liang Wu', roles: ['lecturer'] },

@@ -12,7 +12,8 @@ import { withTransaction } from '../db/transaction.js';
  * sends the bytes to the slot's upload URL before it expires. The bytes are stored in the database
  * (`storage_upload_chunks`, 48 KiB per row, migration 0010), so several server instances over one database share
  * every object and nothing touches local disk. The object key is random and site-scoped; only a sanitised extension
- * that fits the media type comes from the request.
+ * that fits the media type comes from the request. Uploaded objects are served at their public URL by
+ * src/storage/serve.ts.
  */
 
 /** The largest file: well below MySQL's max_allowed_packet, and each insert carries only a few chunks anyway. */
@@ -140,6 +141,16 @@ export function objectExtension(filename: string, contentType: StorageContentTyp
   return given !== undefined && allowed.includes(given) ? given : (allowed[0] ?? 'bin');
 }
 
+/** The key of a site's object: the site's folder, then the object's file name (`<random>.<ext>`). */
+export function objectKeyOf(siteId: number, fileName: string): string {
+  return `sites/${siteId}/uploads/${fileName}`;
+}
+
+/** The last segment of an object key: what the object's public URL ends with. */
+export function objectFileName(objectKey: string): string {
+  return objectKey.slice(objectKey.lastIndexOf('/') + 1);
+}
+
 /** The file name as shown back: its last path segment, without control characters. */
 function displayFilename(filename: string): string {
   const base = filename.split(/[/\\]/).at(-1) ?? filename;
@@ -157,7 +168,7 @@ export interface NewUpload {
 export async function createUpload(db: Database, siteId: number, input: NewUpload): Promise<StorageUpload> {
   if (!Number.isSafeInteger(input.sizeBytes) || input.sizeBytes < 1 || input.sizeBytes > MAX_UPLOAD_BYTES) throw new Error(`an upload of ${input.sizeBytes} bytes is out of range`);
   const now = new Date();
-  const objectKey = `sites/${siteId}/uploads/${randomBytes(16).toString('hex')}.${objectExtension(input.filename, input.contentType)}`;
+  const objectKey = objectKeyOf(siteId, `${randomBytes(16).toString('hex')}.${objectExtension(input.filename, input.contentType)}`);
   const [id] = await db('storage_uploads').insert({
     site_id: siteId,
     object_key: objectKey,

@@ -1,4 +1,5 @@
 import type { components } from '../../../../generated/admin-api.js';
+import { uploadPublicUrl } from '../../../storage/public-url.js';
 import type { StorageUpload as StorageUploadModel } from '../../../storage/uploads.js';
 import { ADMIN_API_BASE_PATH } from '../../contract.js';
 
@@ -18,6 +19,7 @@ export function uploadRepresentation(origin: string, upload: StorageUploadModel)
     state: upload.state,
     uploadUrl: `${uploadUrl(origin, upload.id)}/content`,
     uploadMethod: 'PUT',
+    url: uploadPublicUrl(origin, upload),
     expiresAt: upload.expiresAt.toISOString(),
     uploadedAt: upload.uploadedAt?.toISOString() ?? null,
     createdAt: upload.createdAt.toISOString(),
