@@ -1,5 +1,8 @@
-/** One change between two versions of a contract, rated for the people who review it (docs/contract-workflow.md). */
-export type Severity = 'breaking' | 'dangerous' | 'safe';
+/**
+ * One change between two versions of a contract, rated for the people who review it (docs/contract-workflow.md).
+ * `deprecated` is a rating of its own: nothing breaks yet, but clients have until the sunset date to move.
+ */
+export type Severity = 'breaking' | 'dangerous' | 'deprecated' | 'safe';
 
 export interface ContractChange {
   api: 'graphql' | 'openapi';
@@ -14,8 +17,13 @@ export interface ContractChange {
   message: string;
   /** GraphQL only: the schema variants the change appears in. */
   variants?: string[];
-  /** Set when the allowlist accepts this breaking change. */
+  /** Set when this breaking change is accepted: by the allowlist, or because the element's sunset date has passed. */
   allowedBecause?: string;
+  /** A deprecation, or the removal of a deprecated element: its sunset date and replacement (docs/versioning.md). */
+  sunset?: string;
+  replacement?: string;
+  /** Only descriptions or annotations changed: nothing a client's code sees (the changelog leaves these out). */
+  documentationOnly?: boolean;
 }
 
-export const SEVERITY_ORDER: readonly Severity[] = ['breaking', 'dangerous', 'safe'];
+export const SEVERITY_ORDER: readonly Severity[] = ['breaking', 'dangerous', 'deprecated', 'safe'];

@@ -1,9 +1,12 @@
 import { CriticalityLevel, diff } from '@graphql-inspector/core';
-import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
 import { requiredScopes } from '../../graphql/scopes.js';
+import type { Deprecation } from '../deprecations/deprecation.js';
+import { coordinateOfInspectorPath, graphqlDeprecations, resolvesCoordinate } from '../deprecations/graphql.js';
 import type { ContractChange, Severity } from './changes.js';
-import { UsageError, type ContractSources } from './sources.js';
+import { deprecationChanges, removalVerdict } from './deprecation-policy.js';
+import { schemaOf, VARIANT_NAMES } from './schemas.js';
+import type { ContractSources } from './sources.js';
 
 /**
  * GraphQL changes of the member API, per variant (schema/ is variant B; variant A adds schema/variant-a/), rated by
@@ -13,19 +16,10 @@ import { UsageError, type ContractSources } from './sources.js';
  * The scope a field needs (`@requiresScope(scopes: [...])`, any one of them grants it) is part of the contract: the
  * inspector reports its edits as vague directive-argument changes, so those are replaced by one SCOPE_CHANGED change
  * per field, breaking when a token that was enough before may not be any more.
+ *
+ * Deprecations follow the policy (deprecation-policy.ts): the inspector's `@deprecated` edits are replaced by one
+ * DEPRECATED change per element, and removing a deprecated element is judged against its sunset date.
  */
-
-const VARIANTS = { A: (file: string) => !file.slice('schema/'.length).includes('/') || file.startsWith('schema/variant-a/'), B: (file: string) => !file.slice('schema/'.length).includes('/') } as const;
-
-function schemaOf(sources: ContractSources, variant: keyof typeof VARIANTS): GraphQLSchema | null {
-  const typeDefs = [...sources.graphqlFiles].filter(([file]) => VARIANTS[variant](file)).map(([, text]) => text);
-  if (typeDefs.length === 0) return null;
-  try {
-    return makeExecutableSchema({ typeDefs });
-  } catch (error) {
-    throw new UsageError(`the GraphQL schema (variant ${variant}) of ${sources.label} does not build: ${error instanceof Error ? error.message : String(error)}`);
-  }
-}
 
 const SEVERITY: Record<CriticalityLevel, Severity> = {
   [CriticalityLevel.Breaking]: 'breaking',
@@ -33,7 +27,9 @@ const SEVERITY: Record<CriticalityLevel, Severity> = {
   [CriticalityLevel.NonBreaking]: 'safe',
 };
 
-function scopeChange(coordinate: string, before: readonly string[] | undefined, after: readonly string[] | undefined): Omit<ContractChange, 'variants'> | null {
+type VariantChange = Omit<ContractChange, 'variants'>;
+
+function scopeChange(coordinate: string, before: readonly string[] | undefined, after: readonly string[] | undefined): VariantChange | null {
   const list = (scopes: readonly string[] | undefined) => (scopes === undefined ? 'no scope of its own' : scopes.map((scope) => `\`${scope}\``).join(' or '));
   const same = before !== undefined && after !== undefined && before.length === after.length && before.every((scope) => after.includes(scope));
   if (same || (before === undefined && after === undefined)) return null;
@@ -46,32 +42,53 @@ function isScopeDirectiveChange(path: string | undefined): boolean {
   return path?.includes('.@requiresScope') ?? false;
 }
 
-export async function graphqlChanges(base: ContractSources, head: ContractSources): Promise<ContractChange[]> {
+/** `@deprecated` edits: reported once per element by deprecationChanges instead. */
+function isDeprecationChange(type: string, path: string | undefined): boolean {
+  return type.includes('DEPRECATION') || (path?.includes('.@deprecated') ?? false);
+}
+
+function scopeChanges(before: GraphQLSchema, after: GraphQLSchema): VariantChange[] {
+  const scopesBefore = requiredScopes(before);
+  const scopesAfter = requiredScopes(after);
+  const found: VariantChange[] = [];
+  // Fields present on both sides only: an added or removed field is a change of its own.
+  for (const coordinate of new Set([...scopesBefore.keys(), ...scopesAfter.keys()])) {
+    if (!resolvesCoordinate(before, coordinate) || !resolvesCoordinate(after, coordinate)) continue;
+    const change = scopeChange(coordinate, scopesBefore.get(coordinate), scopesAfter.get(coordinate));
+    if (change) found.push(change);
+  }
+  return found;
+}
+
+async function variantChanges(before: GraphQLSchema, after: GraphQLSchema, today: string): Promise<VariantChange[]> {
+  const deprecatedBefore = new Map(graphqlDeprecations(before).map((deprecation) => [deprecation.key, deprecation]));
+  const found: VariantChange[] = (await diff(before, after))
+    .filter((change) => !isScopeDirectiveChange(change.path) && !isDeprecationChange(change.type, change.path))
+    .map((change) => {
+      const where = change.path ?? '(schema)';
+      const rated: VariantChange = { api: 'graphql', id: `graphql:${change.type}:${where}`, severity: SEVERITY[change.criticality.level], where, message: change.message };
+      if (change.type.includes('DESCRIPTION')) rated.documentationOnly = true;
+      return change.type.endsWith('_REMOVED') ? removalVerdict(rated, deprecatedBefore.get(coordinateOfInspectorPath(change.type, where)), today) : rated;
+    });
+  found.push(...scopeChanges(before, after));
+  found.push(
+    ...deprecationChanges([...deprecatedBefore.values()], graphqlDeprecations(after), {
+      today,
+      identity: (deprecation: Deprecation) => deprecation.key,
+      idOf: (kind, deprecation) => `graphql:${kind === 'deprecated' ? 'DEPRECATED' : 'DEPRECATION_REMOVED'}:${deprecation.key}`,
+      existsAfter: (deprecation) => resolvesCoordinate(after, deprecation.key),
+    }),
+  );
+  return found;
+}
+
+export async function graphqlChanges(base: ContractSources, head: ContractSources, options: { today: string }): Promise<ContractChange[]> {
   const byId = new Map<string, ContractChange>();
-  for (const variant of ['A', 'B'] as const) {
+  for (const variant of VARIANT_NAMES) {
     const before = schemaOf(base, variant);
     const after = schemaOf(head, variant);
     if (before === null || after === null) continue;
-    const found: Array<Omit<ContractChange, 'variants'>> = (await diff(before, after))
-      .filter((change) => !isScopeDirectiveChange(change.path))
-      .map((change) => {
-        const where = change.path ?? '(schema)';
-        return { api: 'graphql', id: `graphql:${change.type}:${where}`, severity: SEVERITY[change.criticality.level], where, message: change.message };
-      });
-    const scopesBefore = requiredScopes(before);
-    const scopesAfter = requiredScopes(after);
-    // Fields present on both sides only: an added or removed field is a change of its own.
-    for (const coordinate of new Set([...scopesBefore.keys(), ...scopesAfter.keys()])) {
-      const [typeName = '', fieldName = ''] = coordinate.split('.');
-      const exists = (schema: GraphQLSchema) => {
-        const type = schema.getType(typeName);
-        return type !== undefined && 'getFields' in type && Object.hasOwn(type.getFields(), fieldName);
-      };
-      if (!exists(before) || !exists(after)) continue;
-      const change = scopeChange(coordinate, scopesBefore.get(coordinate), scopesAfter.get(coordinate));
-      if (change) found.push(change);
-    }
-    for (const change of found) {
+    for (const change of await variantChanges(before, after, options.today)) {
       const known = byId.get(change.id);
       if (known) known.variants?.push(variant);
       else byId.set(change.id, { ...change, variants: [variant] });

@@ -1,18 +1,21 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_ALLOWLIST, readAllowlist } from './allowlist.js';
+import { resolveToday } from './clock.js';
 import { graphqlChanges } from './graphql.js';
 import { openapiChanges } from './openapi.js';
 import { buildReport, markdownReport } from './report.js';
 import { defaultBaseRef, readRevision, readWorkingTree, UsageError } from './sources.js';
 
 /**
- * `npm run contract:diff -- [BASE_REF] [--json] [--allowlist FILE] [--repo DIR]` (docs/contract-workflow.md):
- * compares schema/ and openapi/ at BASE_REF (default: the merge base with main) with the working tree. Exit 0: no
- * breaking change outside the allowlist; 1: there is one; 2: usage error (unknown revision, unreadable contract).
+ * `npm run contract:diff -- [BASE_REF] [--json] [--allowlist FILE] [--repo DIR] [--today YYYY-MM-DD]`
+ * (docs/contract-workflow.md): compares schema/ and openapi/ at BASE_REF (default: the merge base with main) with the
+ * working tree. Removals of deprecated elements are judged against `--today` (default CONTRACT_DIFF_TODAY, else the
+ * real date; docs/versioning.md). Exit 0: no breaking change outside the allowlist and the passed sunsets; 1: there is
+ * one; 2: usage error (unknown revision, unreadable contract, a malformed date).
  */
 
-const USAGE = 'usage: npm run contract:diff -- [BASE_REF] [--json] [--allowlist FILE] [--repo DIR]';
+const USAGE = 'usage: npm run contract:diff -- [BASE_REF] [--json] [--allowlist FILE] [--repo DIR] [--today YYYY-MM-DD]';
 
 async function main(argv: string[]): Promise<number> {
   let parsed;
@@ -20,7 +23,7 @@ async function main(argv: string[]): Promise<number> {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { json: { type: 'boolean', default: false }, allowlist: { type: 'string' }, repo: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
+      options: { json: { type: 'boolean', default: false }, allowlist: { type: 'string' }, repo: { type: 'string' }, today: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
     });
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
@@ -37,11 +40,12 @@ async function main(argv: string[]): Promise<number> {
   }
   const repo = path.resolve(values.repo ?? process.cwd());
   try {
+    const today = resolveToday(values.today);
     const baseRef = positionals[0] ?? defaultBaseRef(repo);
     const base = readRevision(repo, baseRef);
     const head = readWorkingTree(repo);
     const allowlist = readAllowlist(path.resolve(repo, values.allowlist ?? DEFAULT_ALLOWLIST));
-    const changes = [...(await graphqlChanges(base, head)), ...openapiChanges(base, head)];
+    const changes = [...(await graphqlChanges(base, head, { today })), ...openapiChanges(base, head, { today })];
     const report = buildReport(base.label, head.label, changes, allowlist);
     process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : markdownReport(report));
     return report.ok ? 0 : 1;

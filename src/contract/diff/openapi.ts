@@ -1,6 +1,9 @@
 import { apiCompare, type Diff } from 'api-smart-diff';
 import { parse } from 'yaml';
+import type { Deprecation } from '../deprecations/deprecation.js';
+import { openapiDeprecations } from '../deprecations/openapi.js';
 import type { ContractChange, Severity } from './changes.js';
+import { deprecationChanges, removalVerdict } from './deprecation-policy.js';
 import { UsageError, type ContractSources } from './sources.js';
 
 /**
@@ -8,7 +11,12 @@ import { UsageError, type ContractSources } from './sources.js';
  * each change from the client's side (removed operations or response fields, parameters that became required,
  * narrowed request enums are breaking). Reported per operation (`paths`) and for the OAuth scopes
  * (`components.securitySchemes`); the other `components` entries are reached through the operations that use them.
+ *
+ * Deprecations follow the policy (deprecation-policy.ts): the edits of `deprecated`, `x-sunset` and `x-replaced-by`
+ * become one `deprecated` change per element, and removing a deprecated operation is judged against its sunset date.
  */
+
+const DEPRECATION_KEYS = new Set(['deprecated', 'x-sunset', 'x-replaced-by']);
 
 const SEVERITY: Record<string, Severity> = {
   breaking: 'breaking',
@@ -21,7 +29,8 @@ const SEVERITY: Record<string, Severity> = {
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
-function documentOf(sources: ContractSources): unknown {
+/** One side's openapi/admin.yaml, parsed; null when that side has none. */
+export function openapiDocumentOf(sources: ContractSources): unknown {
   if (sources.openapi === null) return null;
   try {
     return parse(sources.openapi);
@@ -59,23 +68,58 @@ function messageOf(diff: Diff, where: string): string {
   return diff.description ?? `${diff.action} at ${pointer(diff.path)}`;
 }
 
-export function openapiChanges(base: ContractSources, head: ContractSources): ContractChange[] {
-  const before = documentOf(base);
-  const after = documentOf(head);
+/** The deprecation a removal at `path` takes away: the element's own, or the latest of a path whose operations all were. */
+function deprecationRemoved(path: readonly (string | number)[], before: Record<string, unknown>, deprecations: ReadonlyMap<string, Deprecation>): Deprecation | undefined {
+  const own = deprecations.get(pointer(path));
+  if (own !== undefined || path.length !== 2 || path[0] !== 'paths') return own;
+  const item = (before.paths as Record<string, Record<string, unknown>> | undefined)?.[String(path[1])] ?? {};
+  const operations = Object.keys(item)
+    .filter((method) => METHODS.has(method))
+    .map((method) => deprecations.get(pointer([...path, method])));
+  if (operations.length === 0 || operations.some((operation) => operation?.sunset === null || operation?.sunset === undefined)) return undefined;
+  return (operations as Deprecation[]).reduce((latest, operation) => ((operation.sunset ?? '') > (latest.sunset ?? '') ? operation : latest));
+}
+
+function resolves(document: unknown, path: string): boolean {
+  let node: unknown = document;
+  for (const part of path.split('/').slice(1).map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))) {
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, part)) return false;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return true;
+}
+
+export function openapiChanges(base: ContractSources, head: ContractSources, options: { today: string }): ContractChange[] {
+  const before = openapiDocumentOf(base);
+  const after = openapiDocumentOf(head);
   if (before === null || after === null) return [];
+  const deprecatedBefore = openapiDeprecations(before);
+  const byPointer = new Map(deprecatedBefore.map((deprecation) => [deprecation.pointer ?? '', deprecation]));
   const { diffs } = apiCompare(before, after);
-  return diffs
+  const changes = diffs
     .filter((diff) => diff.path[0] === 'paths' || (diff.path[0] === 'components' && diff.path[1] === 'securitySchemes'))
+    .filter((diff) => !DEPRECATION_KEYS.has(String(diff.path.at(-1))))
     .map((diff): ContractChange => {
       const where = whereOf(diff.path);
       // Removing a scope from the scheme strands the clients that hold it: breaking whatever the rating says.
       const removesScope = diff.path[1] === 'securitySchemes' && diff.path.includes('scopes') && diff.action === 'remove';
-      return {
+      const change: ContractChange = {
         api: 'openapi',
         id: `openapi:${diff.action}:${pointer(diff.path)}`,
         severity: removesScope ? 'breaking' : (SEVERITY[diff.type] ?? 'dangerous'),
         where,
         message: messageOf(diff, where),
       };
+      if (diff.type === 'annotation') change.documentationOnly = true;
+      return diff.action === 'remove' ? removalVerdict(change, deprecationRemoved(diff.path, before as Record<string, unknown>, byPointer), options.today) : change;
     });
+  changes.push(
+    ...deprecationChanges(deprecatedBefore, openapiDeprecations(after), {
+      today: options.today,
+      identity: (deprecation) => deprecation.pointer ?? deprecation.key,
+      idOf: (kind, deprecation) => `openapi:${kind}:${deprecation.pointer ?? deprecation.key}`,
+      existsAfter: (deprecation) => resolves(after, deprecation.pointer ?? ''),
+    }),
+  );
+  return changes;
 }

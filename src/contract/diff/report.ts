@@ -6,7 +6,7 @@ export interface DiffReport {
   changes: ContractChange[];
   /** Allowlist entries that matched no change of this diff (safe to delete once the change has landed). */
   unusedAllowlistEntries: string[];
-  summary: { breaking: number; allowed: number; dangerous: number; safe: number };
+  summary: { breaking: number; allowed: number; dangerous: number; deprecated: number; safe: number };
   /** False when a breaking change is not on the allowlist: the command exits 1. */
   ok: boolean;
 }
@@ -25,19 +25,19 @@ export function buildReport(base: string, head: string, changes: ContractChange[
     head,
     changes: rated,
     unusedAllowlistEntries: [...allowlist.keys()].filter((id) => !ids.has(id)),
-    summary: { breaking: count('breaking'), allowed, dangerous: count('dangerous'), safe: count('safe') },
+    summary: { breaking: count('breaking'), allowed, dangerous: count('dangerous'), deprecated: count('deprecated'), safe: count('safe') },
     ok: count('breaking') === allowed,
   };
 }
 
-const HEADINGS: Record<Severity, string> = { breaking: 'Breaking', dangerous: 'Dangerous (review)', safe: 'Safe' };
+const HEADINGS: Record<Severity, string> = { breaking: 'Breaking', dangerous: 'Dangerous (review)', deprecated: 'Deprecated', safe: 'Safe' };
 const APIS = { graphql: 'Member GraphQL API (schema/)', openapi: 'Admin REST API (openapi/admin.yaml)' } as const;
 
 function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 }
 
-/** Markdown for a pull-request comment: a verdict, then per API the changes grouped breaking, dangerous, safe. */
+/** Markdown for a pull-request comment: a verdict, then per API the changes grouped breaking, dangerous, deprecated, safe. */
 export function markdownReport(report: DiffReport): string {
   const { summary } = report;
   const lines = [`## Contract diff: ${report.base} → ${report.head}`, ''];
@@ -49,7 +49,7 @@ export function markdownReport(report: DiffReport): string {
         ? 'No contract changes.'
         : `No unapproved breaking changes${summary.allowed > 0 ? ` (${summary.allowed} breaking change${summary.allowed === 1 ? '' : 's'} allowed)` : ''}.`,
     '',
-    `Breaking: ${summary.breaking} (allowed: ${summary.allowed}) · dangerous: ${summary.dangerous} · safe: ${summary.safe}`,
+    `Breaking: ${summary.breaking} (allowed: ${summary.allowed}) · dangerous: ${summary.dangerous} · deprecated: ${summary.deprecated} · safe: ${summary.safe}`,
   );
   for (const api of ['graphql', 'openapi'] as const) {
     const changes = report.changes.filter((change) => change.api === api);
