@@ -1,10 +1,16 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import { verifyPassword } from '../src/accounts/passwords.js';
 import { findUserByEmail } from '../src/accounts/users.js';
 import { clientSecretMatches } from '../src/clients/client-secrets.js';
 import { findClientWithSecret } from '../src/clients/clients.js';
+import { buildDemoDocument } from '../src/demo/demo-school.js';
 import { describeEachDatabase } from './support/databases.js';
+import { TEST_KEY_ENCRYPTION_ENV } from './support/key-encryption.js';
 import { runCli } from './support/processes.js';
+import { runInTerminal, shellQuote, terminalAvailable } from './support/pty.js';
 
 const SITE = 'https://cli-school.example';
 
@@ -128,6 +134,52 @@ describeEachDatabase('operator CLI (issue 2, item 6)', (scratch) => {
     const result = await runCli(['client', 'list', '--site', 'https://nowhere.example'], env());
     expect(result.code).to.equal(1);
     expect(result.stderr).to.contain('no site has the origin https://nowhere.example');
+  });
+
+  describe('import', () => {
+    let dir: string;
+    let file: string;
+    before(() => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schoolgate-cli-import-'));
+      file = path.join(dir, 'school.json');
+      fs.writeFileSync(file, JSON.stringify(buildDemoDocument('https://cli-import.example', new Date())));
+    });
+    after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    /** A finished progress line: the table, a full bar, records of records, the time taken. */
+    const finishedLine = (table: string) => new RegExp(`^${table} +\\[#{20}\\] +(\\d+)/\\1  \\d+\\.\\d s$`, 'm');
+
+    it('with --json prints one JSON document on stdout, and no progress where stderr is not a terminal', async () => {
+      const result = await runCli(['--json', 'import', file], env());
+      expect(result.code, result.stderr).to.equal(0);
+      const report = JSON.parse(result.stdout) as { site: { origin: string; created: boolean }; counts: Record<string, unknown> };
+      expect(report.site).to.include({ origin: 'https://cli-import.example', created: true });
+      expect(report.counts).to.have.property('lecture_progress');
+      expect(result.stderr).to.equal('');
+    });
+
+    it('without --json prints a finished line per table on stderr (nothing to redraw in a log) and the summary on stdout', async () => {
+      const result = await runCli(['import', file], env());
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stdout).to.match(/^imported .* into https:\/\/cli-import\.example\n/);
+      expect(result.stderr).not.to.contain('\r');
+      for (const table of ['sites', 'users', 'courses', 'enrollments', 'pages']) expect(result.stderr).to.match(finishedLine(table));
+    });
+
+    it('on a terminal draws a bar per table on stderr, redrawn in place, while stdout stays one JSON document', async function () {
+      if (!terminalAvailable()) this.skip();
+      const out = path.join(dir, 'out.json');
+      const command = [process.execPath, '--import', 'tsx', 'src/cli/main.ts', '--json', 'import', file].map(shellQuote).join(' ');
+      const { code, screen } = await runInTerminal(`${command} > ${shellQuote(out)}`, { LOG_LEVEL: 'silent', ...TEST_KEY_ENCRYPTION_ENV, DATABASE_URL: scratch().url });
+      expect(code, screen).to.equal(0);
+      expect(JSON.parse(fs.readFileSync(out, 'utf8'))).to.have.nested.property('site.origin', 'https://cli-import.example');
+      // Each table's line starts empty and is redrawn (\r) until finished; the terminal shows the last drawing.
+      const shown = screen.split(/\r?\n/).map((line) => line.split('\r').filter(Boolean).at(-1) ?? '');
+      for (const table of ['sites', 'users', 'courses', 'enrollments', 'pages']) {
+        expect(screen).to.match(new RegExp(`\\r${table} +\\[·{20}\\] +0/\\d+`));
+        expect(shown.join('\n')).to.match(finishedLine(table));
+      }
+    });
   });
 });
 

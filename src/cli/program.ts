@@ -3,6 +3,7 @@ import { registerAccountCommands } from './commands/accounts.js';
 import { registerClientCommands } from './commands/clients.js';
 import { registerContractTestCommand } from './commands/contract-test.js';
 import { registerHousekeepingCommands } from './commands/housekeeping.js';
+import { registerImportCommand } from './commands/import.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerOperationCommands } from './commands/operations.js';
 import { registerSiteCommands } from './commands/sites.js';
@@ -12,6 +13,12 @@ import { print, printFailure, type CommandResult } from './runtime.js';
 /** Wraps a command's action: prints its result (text or --json) and turns failures into an exit code. */
 export type Runner = <A extends unknown[]>(action: (...args: A) => Promise<CommandResult>) => (...args: A) => Promise<void>;
 
+/**
+ * Every command is registered up front (so --help lists them all), but a command file loads only commander, the
+ * runtime and small constants when the CLI starts: what a command runs (the database layer, jose, ajv, the contract
+ * checker, …) is imported inside its action. So `schoolgate site list` loads the configuration, knex and the sites
+ * module, not the whole server. test/cli-loading.test.ts checks what a command loads.
+ */
 export function buildProgram(): Command {
   const program = new Command('schoolgate')
     .description('Operator CLI for schoolgate. Reads the same configuration as the server (DATABASE_URL, …) and is safe to use while it runs.')
@@ -37,6 +44,7 @@ export function buildProgram(): Command {
   registerClientCommands(program, run);
   registerVendorPlatformCommands(program, run);
   registerOperationCommands(program, run);
+  registerImportCommand(program, run);
   registerKeyCommands(program, run);
   registerHousekeepingCommands(program, run);
   registerContractTestCommand(program, run);

@@ -1,6 +1,5 @@
 import { loadConfig } from '../config/config.js';
-import { openDatabase, type Database } from '../db/connection.js';
-import { migrateToLatest } from '../db/migrate.js';
+import type { Database } from '../db/connection.js';
 import { AppError, ValidationError } from '../shared/errors.js';
 
 export interface GlobalOptions {
@@ -30,6 +29,8 @@ export class CliError extends Error {
 /** Opens the database named by the same configuration as the server (DATABASE_URL, …), migrated, for one command. */
 export async function withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T> {
   const config = loadConfig();
+  // Loaded here, not at start-up: knex and the migrations are most of what a command loads (see program.ts).
+  const [{ openDatabase }, { migrateToLatest }] = await Promise.all([import('../db/connection.js'), import('../db/migrate.js')]);
   const db = openDatabase(config.database);
   try {
     await migrateToLatest(db);

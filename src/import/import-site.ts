@@ -1,5 +1,6 @@
 import type { Database } from '../db/connection.js';
-import { ImportContext, type ImportReport } from './context.js';
+import { ImportContext, type ImportReport, type ImportTable } from './context.js';
+import type { ImportDocument } from './document.js';
 import { importConsultingServices, importEvents, importStudyGroups } from './resources/scheduling.js';
 import { importCoupons, importDigitalProducts, importMembershipPlans, importPayments, importSubscriptions } from './resources/commerce.js';
 import { importCourses, importEnrollments } from './resources/courses.js';
@@ -15,6 +16,81 @@ import { siteChanged } from '../sites/sites.js';
 export type { ImportCount, ImportReport, ImportTable } from './context.js';
 export { IMPORT_TABLES } from './context.js';
 
+/** What an import reports as it writes: one document section at a time, in the order they are written. */
+export interface ImportProgress {
+  /** The table the section's records go to; their child rows (a course's sections and lectures, …) go with them. */
+  table: ImportTable;
+  /** Records of the section written so far, of the `total` the document holds. */
+  done: number;
+  total: number;
+  /** Set on the section's last report, once every record and child row of it is written. */
+  finished: boolean;
+}
+
+export interface ImportOptions {
+  /** Called for every record written (tens of thousands of times on a large document): keep it cheap. */
+  onProgress?: (progress: ImportProgress) => void;
+}
+
+/** The document sections that are lists of records. */
+type ListSection = { [K in keyof ImportDocument]-?: NonNullable<ImportDocument[K]> extends readonly unknown[] ? K : never }[keyof ImportDocument];
+
+interface Section {
+  /** The table progress reports name. */
+  table: ImportTable;
+  /** The table that gets exactly one row per record of the section, counted for progress (default: `table`). */
+  counted?: ImportTable;
+  records: ListSection;
+  write: (ctx: ImportContext) => Promise<void>;
+}
+
+/** The sections after the site, in the order they are written: every record after the records it references. */
+const SECTIONS: readonly Section[] = [
+  // An account that already exists gets no users row, but every user gets its site_memberships row.
+  { table: 'users', counted: 'site_memberships', records: 'users', write: importUsers },
+  { table: 'lecturer_profiles', records: 'lecturers', write: importLecturers },
+  { table: 'courses', records: 'courses', write: importCourses },
+  { table: 'digital_products', records: 'digitalProducts', write: importDigitalProducts },
+  { table: 'coupons', records: 'coupons', write: importCoupons },
+  { table: 'membership_plans', records: 'membershipPlans', write: importMembershipPlans },
+  { table: 'subscriptions', records: 'subscriptions', write: importSubscriptions },
+  { table: 'consulting_services', records: 'consultingServices', write: importConsultingServices },
+  { table: 'study_groups', records: 'studyGroups', write: importStudyGroups },
+  { table: 'events', records: 'events', write: importEvents },
+  { table: 'enrollments', records: 'enrollments', write: importEnrollments },
+  { table: 'payments', records: 'payments', write: importPayments },
+  { table: 'notifications', records: 'notifications', write: importNotifications },
+  { table: 'notification_subscriptions', records: 'notificationSubscriptions', write: importNotificationSubscriptions },
+  { table: 'oauth_clients', records: 'oauthClients', write: importOAuthClients },
+  { table: 'vendor_platforms', records: 'vendorPlatforms', write: importVendorPlatforms },
+  { table: 'posts', records: 'posts', write: importPosts },
+  { table: 'pages', records: 'pages', write: importPages },
+];
+
+/** Runs one section's writes, reporting a record each time a row of its counted table is written. */
+async function writeSection<T>(
+  ctx: ImportContext,
+  section: { table: ImportTable; counted: ImportTable; total: number },
+  onProgress: ImportOptions['onProgress'],
+  write: () => Promise<T>,
+): Promise<T> {
+  if (!onProgress || section.total === 0) return write();
+  const { table, counted, total } = section;
+  let done = 0;
+  onProgress({ table, done, total, finished: false });
+  ctx.onRow = (written) => {
+    if (written === counted && done < total) onProgress({ table, done: ++done, total, finished: false });
+  };
+  let result: T;
+  try {
+    result = await write();
+  } finally {
+    ctx.onRow = undefined;
+  }
+  onProgress({ table, done: total, total, finished: true });
+  return result;
+}
+
 /**
  * `schoolgate import FILE`: loads one site's members and data from an import document (docs/import.schema.json).
  *
@@ -23,29 +99,16 @@ export { IMPORT_TABLES } from './context.js';
  * part-way writes nothing either. Every record is upserted by its external key and left alone when already equal,
  * so importing the same document again changes nothing. The import never deletes.
  */
-export async function importSiteDocument(db: Database, raw: unknown): Promise<ImportReport> {
+export async function importSiteDocument(db: Database, raw: unknown, options: ImportOptions = {}): Promise<ImportReport> {
   const document = validateImportDocument(raw);
+  const { onProgress } = options;
   const report = await withTransaction(db, async (trx) => {
     const ctx = new ImportContext(trx, document, new Date());
-    const site = await importSite(ctx);
-    await importUsers(ctx);
-    await importLecturers(ctx);
-    await importCourses(ctx);
-    await importDigitalProducts(ctx);
-    await importCoupons(ctx);
-    await importMembershipPlans(ctx);
-    await importSubscriptions(ctx);
-    await importConsultingServices(ctx);
-    await importStudyGroups(ctx);
-    await importEvents(ctx);
-    await importEnrollments(ctx);
-    await importPayments(ctx);
-    await importNotifications(ctx);
-    await importNotificationSubscriptions(ctx);
-    await importOAuthClients(ctx);
-    await importVendorPlatforms(ctx);
-    await importPosts(ctx);
-    await importPages(ctx);
+    const site = await writeSection(ctx, { table: 'sites', counted: 'sites', total: 1 }, onProgress, () => importSite(ctx));
+    for (const section of SECTIONS) {
+      const total = document[section.records]?.length ?? 0;
+      await writeSection(ctx, { table: section.table, counted: section.counted ?? section.table, total }, onProgress, () => section.write(ctx));
+    }
     return { site, counts: ctx.counts, generatedClientSecrets: ctx.generatedClientSecrets };
   });
   siteChanged();

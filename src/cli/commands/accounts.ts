@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
-import { parseRole, grantRole, rolesAt } from '../../accounts/roles.js';
-import { createUser, findUserByEmail, setUserPassword, type User } from '../../accounts/users.js';
+import type { User } from '../../accounts/users.js';
 import type { Database } from '../../db/connection.js';
-import { revokePairsWhere } from '../../oauth/tokens/store.js';
-import { revokeRole } from '../../people/members.js';
-import { requireSiteByOrigin, type Site } from '../../sites/sites.js';
+import type { Site } from '../../sites/sites.js';
 import { CliError, withDatabase, type CommandResult } from '../runtime.js';
 import type { Runner } from '../program.js';
 
@@ -46,6 +43,7 @@ export function registerAccountCommands(program: Command, run: Runner): void {
     .action(
       run(async (options: UserOptions): Promise<CommandResult> => {
         const password = await passwordOf(options);
+        const { createUser } = await import('../../accounts/users.js');
         return withDatabase(async (db) => {
           const user = await createUser(db, { email: options.email, name: options.name, password, avatarUrl: options.avatarUrl });
           return {
@@ -67,6 +65,7 @@ export function registerAccountCommands(program: Command, run: Runner): void {
       run(async (options: Pick<UserOptions, 'email' | 'password' | 'passwordStdin'>): Promise<CommandResult> => {
         const password = await passwordOf(options);
         if (password === undefined) throw new CliError('give --password or --password-stdin', 'invalid_argument', 2);
+        const { setUserPassword } = await import('../../accounts/users.js');
         return withDatabase(async (db) => {
           const account = await setUserPassword(db, options.email, password);
           return { text: `set the password of user ${account.id} ${account.email}`, data: { id: account.id, email: account.email } };
@@ -80,20 +79,22 @@ export function registerAccountCommands(program: Command, run: Runner): void {
     .requiredOption('--site <origin>', 'the site, named by its origin')
     .requiredOption('--email <email>', 'sign-in email of the account')
     .action(
-      run(async (options: Omit<RoleOptions, 'role'>): Promise<CommandResult> =>
-        withDatabase(async (db) => {
+      run(async (options: Omit<RoleOptions, 'role'>): Promise<CommandResult> => {
+        const { revokePairsWhere } = await import('../../oauth/tokens/store.js');
+        return withDatabase(async (db) => {
           const { site, user } = await siteAndUser(db, options);
           const revokedPairs = await revokePairsWhere(db, { site_id: site.id, user_id: user.id }, 'revoked');
           return { text: `revoked ${revokedPairs} token pair(s) of ${user.email} at ${site.origin}`, data: { site: site.origin, userId: user.id, email: user.email, revokedPairs } };
-        }),
-      ),
+        });
+      }),
     );
 
   const role = program.command('role').description('per-site roles');
   withRoleOptions(role.command('grant').description('grant a user a role at a site (owner, operator, staff, lecturer, student)'))
     .action(
-      run(async (options: RoleOptions): Promise<CommandResult> =>
-        withDatabase(async (db) => {
+      run(async (options: RoleOptions): Promise<CommandResult> => {
+        const { grantRole, parseRole, rolesAt } = await import('../../accounts/roles.js');
+        return withDatabase(async (db) => {
           const role = parseRole(options.role);
           const { site, user } = await siteAndUser(db, options);
           const { granted } = await grantRole(db, site.id, user.id, role);
@@ -102,14 +103,15 @@ export function registerAccountCommands(program: Command, run: Runner): void {
             text: `${granted ? 'granted' : 'already held:'} ${role} to ${user.email} at ${site.origin} (roles: ${roles.join(', ')})`,
             data: { site: site.origin, userId: user.id, email: user.email, role, granted, roles },
           };
-        }),
-      ),
+        });
+      }),
     );
 
   withRoleOptions(role.command('revoke').description('take a role away from a user at a site; tokens of clients the remaining roles no longer permit are revoked at once'))
     .action(
-      run(async (options: RoleOptions): Promise<CommandResult> =>
-        withDatabase(async (db) => {
+      run(async (options: RoleOptions): Promise<CommandResult> => {
+        const [{ parseRole, rolesAt }, { revokeRole }] = await Promise.all([import('../../accounts/roles.js'), import('../../people/members.js')]);
+        return withDatabase(async (db) => {
           const role = parseRole(options.role);
           const { site, user } = await siteAndUser(db, options);
           const { revoked, revokedPairs } = await revokeRole(db, site.id, user.id, role);
@@ -118,8 +120,8 @@ export function registerAccountCommands(program: Command, run: Runner): void {
             text: `${revoked ? 'revoked' : 'not held:'} ${role} of ${user.email} at ${site.origin} (roles: ${roles.join(', ') || 'none'}; ${revokedPairs} token pair(s) revoked)`,
             data: { site: site.origin, userId: user.id, email: user.email, role, revoked, roles, revokedPairs },
           };
-        }),
-      ),
+        });
+      }),
     );
 }
 
@@ -131,6 +133,7 @@ function withRoleOptions(command: Command): Command {
 }
 
 async function siteAndUser(db: Database, options: { site: string; email: string }): Promise<{ site: Site; user: User }> {
+  const [{ requireSiteByOrigin }, { findUserByEmail }] = await Promise.all([import('../../sites/sites.js'), import('../../accounts/users.js')]);
   const site = await requireSiteByOrigin(db, options.site);
   const user = await findUserByEmail(db, options.email);
   if (!user) throw new CliError(`no user with email ${options.email} (create one with: schoolgate user create)`, 'user_not_found');

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import { createClient, listClients, rotateClientSecret, type OAuthClient } from '../../clients/clients.js';
-import { parseScopeString } from '../../clients/scopes.js';
-import { requireSiteByOrigin } from '../../sites/sites.js';
+import type { OAuthClient } from '../../clients/clients.js';
 import { CliError, table, withDatabase, type CommandResult } from '../runtime.js';
 import type { Runner } from '../program.js';
 
@@ -49,6 +47,11 @@ export function registerClientCommands(program: Command, run: Runner): void {
       run(async (options: CreateOptions): Promise<CommandResult> => {
         if (options.audience !== 'member' && options.audience !== 'operator') throw new CliError('--audience must be member or operator', 'invalid_argument', 2);
         const audience = options.audience;
+        const [{ createClient }, { parseScopeString }, { requireSiteByOrigin }] = await Promise.all([
+          import('../../clients/clients.js'),
+          import('../../clients/scopes.js'),
+          import('../../sites/sites.js'),
+        ]);
         return withDatabase(async (db) => {
           const site = await requireSiteByOrigin(db, options.site);
           const { client: created, clientSecret } = await createClient(db, site.id, {
@@ -70,8 +73,9 @@ export function registerClientCommands(program: Command, run: Runner): void {
     .description("list a site's OAuth clients")
     .requiredOption('--site <origin>', 'the site, named by its origin')
     .action(
-      run(async (options: { site: string }): Promise<CommandResult> =>
-        withDatabase(async (db) => {
+      run(async (options: { site: string }): Promise<CommandResult> => {
+        const [{ listClients }, { requireSiteByOrigin }] = await Promise.all([import('../../clients/clients.js'), import('../../sites/sites.js')]);
+        return withDatabase(async (db) => {
           const site = await requireSiteByOrigin(db, options.site);
           const clients = await listClients(db, site.id);
           return {
@@ -81,8 +85,8 @@ export function registerClientCommands(program: Command, run: Runner): void {
                 : table([['CLIENT_ID', 'NAME', 'AUDIENCE', 'AUTH', 'SCOPES'], ...clients.map((one) => [one.clientId, one.name, one.audience, one.tokenEndpointAuthMethod, one.scopes.join(' ')])]),
             data: clients.map(clientJson),
           };
-        }),
-      ),
+        });
+      }),
     );
 
   client
@@ -91,15 +95,16 @@ export function registerClientCommands(program: Command, run: Runner): void {
     .requiredOption('--site <origin>', 'the site, named by its origin')
     .requiredOption('--client-id <id>', 'the client')
     .action(
-      run(async (options: { site: string; clientId: string }): Promise<CommandResult> =>
-        withDatabase(async (db) => {
+      run(async (options: { site: string; clientId: string }): Promise<CommandResult> => {
+        const [{ rotateClientSecret }, { requireSiteByOrigin }] = await Promise.all([import('../../clients/clients.js'), import('../../sites/sites.js')]);
+        return withDatabase(async (db) => {
           const site = await requireSiteByOrigin(db, options.site);
           const { client: rotated, clientSecret } = await rotateClientSecret(db, site.id, options.clientId);
           return {
             text: `new secret for ${rotated.clientId}:\n  client_secret: ${clientSecret}\n  (shown only now)`,
             data: { ...clientJson(rotated), clientSecret },
           };
-        }),
-      ),
+        });
+      }),
     );
 }

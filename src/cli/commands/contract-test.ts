@@ -1,5 +1,4 @@
 import { Option, type Command } from 'commander';
-import { formatReport, runContractTest } from '../../contract/contract-test/index.js';
 import { CliError, type CommandResult } from '../runtime.js';
 import type { Runner } from '../program.js';
 
@@ -43,6 +42,7 @@ export function registerContractTestCommand(program: Command, run: Runner): void
     .option('--timeout <ms>', 'deadline of each HTTP request', String(DEFAULT_TIMEOUT_MS))
     .action(
       run(async (options: ContractTestCommandOptions): Promise<CommandResult> => {
+        const { formatReport, runContractTest } = await import('../../contract/contract-test/index.js');
         const report = await runContractTest({
           baseUrl: parseBaseUrl(options.baseUrl),
           token: options.token || undefined,

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.js';
+// Light (no database driver), so they load at start-up: the option's default, the dry run, the report's rows.
 import { DEFAULT_BATCH_SIZE, prune, type PruneReport } from '../../housekeeping/prune.js';
 import { PRUNE_TARGETS } from '../../housekeeping/prune-rules.js';
-import { pruneUnderLease } from '../../housekeeping/run-prune.js';
 import { CliError, table, withDatabase, type CommandResult } from '../runtime.js';
 import type { Runner } from '../program.js';
 
@@ -42,6 +42,8 @@ export function registerHousekeepingCommands(program: Command, run: Runner): voi
       run(async (options: PruneCommandOptions): Promise<CommandResult> => {
         const retentionDays = options.retentionDays === undefined ? loadConfig().prune.retentionDays : parseWholeNumber(options.retentionDays, '--retention-days', 0);
         const batchSize = parseWholeNumber(options.batchSize, '--batch-size', 1);
+        // The lease (and with it the database layer) loads only when a prune runs.
+        const { pruneUnderLease } = await import('../../housekeeping/run-prune.js');
         return withDatabase(async (db) => {
           if (options.dryRun) {
             const report = await prune(db, { retentionDays, batchSize, dryRun: true });

@@ -2,9 +2,15 @@ import type { Command } from 'commander';
 import { ConfigError } from '../../config/config.js';
 import { KEY_ENCRYPTION_ENV } from '../../config/key-encryption.js';
 import { configuredKeyRing, type KeyRing } from '../../keys/key-ring.js';
-import { DEFAULT_REENCRYPTION_BATCH_SIZE, reencryptSigningKeys, type ReencryptionReport } from '../../keys/reencryption.js';
+import type { ReencryptionReport } from '../../keys/reencryption.js';
 import { CliError, table, withDatabase, type CommandResult } from '../runtime.js';
 import type { Runner } from '../program.js';
+
+/**
+ * DEFAULT_REENCRYPTION_BATCH_SIZE of keys/reencryption.ts, which loads jose and the database layer: --help shows
+ * this copy without loading them (test/cli-loading.test.ts keeps the two equal).
+ */
+export const DEFAULT_REENCRYPTION_BATCH_SIZE = 100;
 
 interface RotateEncryptionKeyOptions {
   batchSize: string;
@@ -60,6 +66,7 @@ export function registerKeyCommands(program: Command, run: Runner): void {
         const batchSize = parseBatchSize(options.batchSize);
         const ring = keyRing();
         const quiet = Boolean(command.optsWithGlobals<{ json?: boolean }>().json);
+        const { reencryptSigningKeys } = await import('../../keys/reencryption.js');
         return withDatabase(async (db) => {
           const report = await reencryptSigningKeys(db, ring, {
             batchSize,

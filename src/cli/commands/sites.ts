@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { createSite, listSites, requireSiteByOrigin, updateSite, type Site, type SiteSettings } from '../../sites/sites.js';
-import { metadataDocumentHosts, setMetadataDocumentHosts } from '../../sites/registration-policy.js';
+import type { Site, SiteSettings } from '../../sites/sites.js';
 import { parseSwitch, table, withDatabase, type CommandResult } from '../runtime.js';
 import type { Runner } from '../program.js';
 
@@ -69,28 +68,30 @@ export function registerSiteCommands(program: Command, run: Runner): void {
     .option('--mcp-connections <on|off>', 'MCP connections beta (shows Developers > OAuth applications)', 'off')
     .option('--open-registration <on|off>', 'accept Client ID Metadata Documents from any host', 'off')
     .action(
-      run(async (options: SiteOptions): Promise<CommandResult> =>
-        withDatabase(async (db) => {
+      run(async (options: SiteOptions): Promise<CommandResult> => {
+        const { createSite } = await import('../../sites/sites.js');
+        return withDatabase(async (db) => {
           const created = await createSite(db, { origin: options.origin ?? '', subdomain: options.subdomain, ...settingsFrom(options), name: options.name ?? '' });
           return { text: `created ${describe(created, [])}`, data: siteJson(created, []) };
-        }),
-      ),
+        });
+      }),
     );
 
   site
     .command('list')
     .description('list every site in the database')
     .action(
-      run(async (): Promise<CommandResult> =>
-        withDatabase(async (db) => {
+      run(async (): Promise<CommandResult> => {
+        const [{ listSites }, { metadataDocumentHosts }] = await Promise.all([import('../../sites/sites.js'), import('../../sites/registration-policy.js')]);
+        return withDatabase(async (db) => {
           const sites = await listSites(db);
           const hosts = await Promise.all(sites.map((one) => metadataDocumentHosts(db, one.id)));
           return {
             text: sites.length === 0 ? '(no sites)' : table([['ID', 'ORIGIN', 'SUBDOMAIN', 'NAME', 'MCP'], ...sites.map((one) => [String(one.id), one.origin, one.subdomain, one.name, one.mcpConnectionsEnabled ? 'on' : 'off'])]),
             data: sites.map((one, index) => siteJson(one, hosts[index] ?? [])),
           };
-        }),
-      ),
+        });
+      }),
     );
 
   site
@@ -105,8 +106,12 @@ export function registerSiteCommands(program: Command, run: Runner): void {
     .option('--open-registration <on|off>', 'accept Client ID Metadata Documents from any host')
     .option('--metadata-hosts <hosts>', 'comma-separated allowlist of Client ID Metadata Document hosts (replaces the list; "" clears it)')
     .action(
-      run(async (options: SiteOptions): Promise<CommandResult> =>
-        withDatabase(async (db) => {
+      run(async (options: SiteOptions): Promise<CommandResult> => {
+        const [{ requireSiteByOrigin, updateSite }, { metadataDocumentHosts, setMetadataDocumentHosts }] = await Promise.all([
+          import('../../sites/sites.js'),
+          import('../../sites/registration-policy.js'),
+        ]);
+        return withDatabase(async (db) => {
           const current = await requireSiteByOrigin(db, options.site ?? '');
           const updated = await updateSite(db, current.id, settingsFrom(options));
           const hosts =
@@ -114,7 +119,7 @@ export function registerSiteCommands(program: Command, run: Runner): void {
               ? await metadataDocumentHosts(db, current.id)
               : await setMetadataDocumentHosts(db, current.id, options.metadataHosts.split(',').filter((host) => host.trim() !== ''));
           return { text: `updated ${describe(updated, hosts)}`, data: siteJson(updated, hosts) };
-        }),
-      ),
+        });
+      }),
     );
 }

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import { parseScopeString } from '../../clients/scopes.js';
-import { addVendorPlatform, listVendorPlatforms, removeVendorPlatform, type VendorPlatform } from '../../oauth/registration/vendor-platforms.js';
-import { requireSiteByOrigin } from '../../sites/sites.js';
+import type { VendorPlatform } from '../../oauth/registration/vendor-platforms.js';
 import { table, withDatabase, type CommandResult } from '../runtime.js';
 import type { Runner } from '../program.js';
 
@@ -45,8 +43,13 @@ export function registerVendorPlatformCommands(program: Command, run: Runner): v
     .option('--scope <scopes>', 'operator scope(s), space-separated; repeatable', collect, [])
     .option('--redirect-uri <uri>', "the platform's redirect URI (exact match); repeatable", collect, [])
     .action(
-      run(async (options: AddOptions): Promise<CommandResult> =>
-        withDatabase(async (db) => {
+      run(async (options: AddOptions): Promise<CommandResult> => {
+        const [{ parseScopeString }, { addVendorPlatform }, { requireSiteByOrigin }] = await Promise.all([
+          import('../../clients/scopes.js'),
+          import('../../oauth/registration/vendor-platforms.js'),
+          import('../../sites/sites.js'),
+        ]);
+        return withDatabase(async (db) => {
           const site = await requireSiteByOrigin(db, options.site);
           const platform = await addVendorPlatform(db, site.id, {
             clientName: options.clientName,
@@ -58,8 +61,8 @@ export function registerVendorPlatformCommands(program: Command, run: Runner): v
             text: [`allowlisted vendor platform "${platform.clientName}" at ${site.origin}`, `  client_id: ${platform.client.clientId} (public, no secret)`].join('\n'),
             data: platformJson(platform),
           };
-        }),
-      ),
+        });
+      }),
     );
 
   vendor
@@ -67,8 +70,9 @@ export function registerVendorPlatformCommands(program: Command, run: Runner): v
     .description("list a site's vendor platforms")
     .requiredOption('--site <origin>', 'the site, named by its origin')
     .action(
-      run(async (options: { site: string }): Promise<CommandResult> =>
-        withDatabase(async (db) => {
+      run(async (options: { site: string }): Promise<CommandResult> => {
+        const [{ listVendorPlatforms }, { requireSiteByOrigin }] = await Promise.all([import('../../oauth/registration/vendor-platforms.js'), import('../../sites/sites.js')]);
+        return withDatabase(async (db) => {
           const site = await requireSiteByOrigin(db, options.site);
           const platforms = await listVendorPlatforms(db, site.id);
           return {
@@ -81,8 +85,8 @@ export function registerVendorPlatformCommands(program: Command, run: Runner): v
                   ]),
             data: platforms.map(platformJson),
           };
-        }),
-      ),
+        });
+      }),
     );
 
   vendor
@@ -92,13 +96,14 @@ export function registerVendorPlatformCommands(program: Command, run: Runner): v
     .requiredOption('--client-name <name>', 'the platform to remove')
     .option('--delete-client', 'also delete its OAuth client, which revokes every token it holds')
     .action(
-      run(async (options: { site: string; clientName: string; deleteClient?: boolean }): Promise<CommandResult> =>
-        withDatabase(async (db) => {
+      run(async (options: { site: string; clientName: string; deleteClient?: boolean }): Promise<CommandResult> => {
+        const [{ removeVendorPlatform }, { requireSiteByOrigin }] = await Promise.all([import('../../oauth/registration/vendor-platforms.js'), import('../../sites/sites.js')]);
+        return withDatabase(async (db) => {
           const site = await requireSiteByOrigin(db, options.site);
           const { platform, clientDeleted } = await removeVendorPlatform(db, site.id, options.clientName, { deleteClient: Boolean(options.deleteClient) });
           const what = clientDeleted ? `; client ${platform.client.clientId} deleted with its tokens` : `; client ${platform.client.clientId} kept`;
           return { text: `removed vendor platform "${platform.clientName}" from ${site.origin}${what}`, data: { ...platformJson(platform), removed: true, clientDeleted } };
-        }),
-      ),
+        });
+      }),
     );
 }

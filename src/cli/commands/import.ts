@@ -1,0 +1,45 @@
+import fs from 'node:fs/promises';
+import type { Command } from 'commander';
+import type { ImportReport } from '../../import/import-site.js';
+import { importProgressDisplay } from '../import-progress.js';
+import { CliError, withDatabase, type CommandResult } from '../runtime.js';
+import type { Runner } from '../program.js';
+
+async function readDocument(file: string): Promise<unknown> {
+  try {
+    return JSON.parse(await fs.readFile(file, 'utf8'));
+  } catch (error) {
+    throw new CliError(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`, 'invalid_import_document');
+  }
+}
+
+function summary(file: string, report: ImportReport): string {
+  const lines = Object.entries(report.counts).map(([resource, count]) => `  ${resource.padEnd(28)} ${count.created} created, ${count.updated} updated, ${count.unchanged} unchanged`);
+  const secrets = report.generatedClientSecrets.map(({ clientId, clientSecret }) => `  new secret for ${clientId}: ${clientSecret} (shown only now)`);
+  return [`imported ${file} into ${report.site.origin}${report.site.created ? ' (new site)' : ''}`, ...lines, ...secrets].join('\n');
+}
+
+export function registerImportCommand(program: Command, run: Runner): void {
+  program
+    .command('import')
+    .description(
+      "load a site's members and data from a JSON document (format: docs/import.schema.json); all or nothing, and re-importing changes nothing; on a terminal, shows a progress bar per table on stderr",
+    )
+    .argument('<file>', 'the import document')
+    .action(
+      run(async (file: string, _options: object, command: Command): Promise<CommandResult> => {
+        const document = await readDocument(file);
+        const { importSiteDocument } = await import('../../import/import-site.js');
+        // Progress goes to stderr only, so stdout stays the one result document (or the summary).
+        const progress = importProgressDisplay(process.stderr, { json: Boolean(command.optsWithGlobals<{ json?: boolean }>().json) });
+        try {
+          return await withDatabase(async (db) => {
+            const report = await importSiteDocument(db, document, { onProgress: progress?.update });
+            return { text: summary(file, report), data: report };
+          });
+        } finally {
+          progress?.close();
+        }
+      }),
+    );
+}
