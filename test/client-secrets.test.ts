@@ -7,11 +7,11 @@ import { clientSecretProblem } from '../src/clients/secret-strength.js';
 import { requireDate } from '../src/db/connection.js';
 import type { ImportDocument } from '../src/import/document.js';
 import { importSiteDocument } from '../src/import/import-site.js';
-import { ValidationError } from '../src/shared/errors.js';
 import { sha256Hex } from '../src/shared/random.js';
 import { describeEachDatabase } from './support/databases.js';
 import { issueCode, makeUser, postForm, REDIRECT_URI, type TestClient } from './support/oauth-fixtures.js';
 import { startTestServer, type TestServer } from './support/server.js';
+import { importRefusal } from './support/import-refusal.js';
 
 /** 43 base64url characters: 258 bits if random (docs/import.md, "Client secret strength"). */
 const STRONG = 'Xq3vB8nT_k2LmP9wR4sY7zA1cD6fG0hJ-eU5iO8tWbN';
@@ -86,16 +86,6 @@ describeEachDatabase('client secrets: strength, storage and verification', (scra
     return db()('oauth_clients').where({ site_id: server.siteA.id, client_id: clientId }).first('secret_hash', 'secret_rotated_at', 'version');
   }
 
-  async function refusal(promise: Promise<unknown>): Promise<ValidationError> {
-    try {
-      await promise;
-    } catch (error) {
-      expect(error).to.be.instanceOf(ValidationError);
-      return error as ValidationError;
-    }
-    throw new Error('expected the import to be refused');
-  }
-
   /** A code for the client, exchanged at the token endpoint with the given client authentication. */
   async function exchange(clientId: string, auth: { post?: string; basic?: string }): Promise<{ status: number; body: Record<string, unknown> }> {
     const client = await requireClient(db(), server.siteA.id, clientId);
@@ -120,7 +110,7 @@ describeEachDatabase('client secrets: strength, storage and verification', (scra
   it('refuses a weak imported secret with its pointer and how to make one; nothing is written', async () => {
     for (const weak of ['demo-operator-secret-change-me', repeat('0123456789abcdef', 50), repeat('abcdefghijklmnopqrstuvwxyz-', 54), `${STRONG}+/=`]) {
       const document = documentWith('weak-secret-console', weak);
-      const error = await refusal(importSiteDocument(db(), document));
+      const error = await importRefusal(importSiteDocument(db(), document));
       expect(error.code).to.equal('invalid_import_document');
       expect(error.problems).to.have.length(1);
       expect(error.problems[0]?.pointer).to.equal('/oauthClients/0/clientSecret');

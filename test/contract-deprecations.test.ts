@@ -1,12 +1,10 @@
 import { expect } from 'chai';
-import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import type { ContractChange } from '../src/contract/diff/changes.js';
 import type { DiffReport } from '../src/contract/diff/report.js';
 import { parseDeprecationReason } from '../src/contract/deprecations/graphql.js';
 import { projectPath } from '../src/shared/paths.js';
+import { changeById, ContractRepo } from './support/contract-repo.js';
 
 /**
  * The deprecation policy (docs/versioning.md) on a scratch git repository holding a copy of the contracts: the lint
@@ -14,7 +12,6 @@ import { projectPath } from '../src/shared/paths.js';
  * CONTRACT_DIFF_TODAY) and the changelog written from the contracts. Each tool runs as a process, as npm runs it.
  */
 
-const TSX = projectPath('node_modules', '.bin', 'tsx');
 const LINT = projectPath('src', 'contract', 'deprecations', 'main.ts');
 const DIFF = projectPath('src', 'contract', 'diff', 'main.ts');
 const CHANGELOG = projectPath('src', 'contract', 'changelog', 'main.ts');
@@ -23,48 +20,21 @@ const SUNSET = '2027-06-30';
 const COMPLETE_GRAPHQL = `slug: String! @deprecated(reason: "Use \`Course.title\` instead. Sunset ${SUNSET}.")`;
 const COMPLETE_OPENAPI = `operationId: getMcpConnections\n      deprecated: true\n      x-sunset: ${SUNSET}\n      x-replaced-by: getSchool\n`;
 
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 describe('contract deprecations: lint, diff policy, changelog', function () {
   this.timeout(60_000);
-  let repo: string;
-
-  function git(...args: string[]): void {
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo, stdio: 'ignore' });
-  }
-
-  function commit(message: string): void {
-    git('add', '-A');
-    git('commit', '-q', '-m', message);
-  }
-
-  function run(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Run {
-    const result = spawnSync(TSX, [script, '--repo', repo, ...args], { encoding: 'utf8', env: { ...process.env, CONTRACT_DIFF_TODAY: '', ...env } });
-    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-  }
+  let scratch: ContractRepo;
+  const repo = () => scratch.dir;
+  const git = (...args: string[]) => scratch.git(...args);
+  const commit = (message: string) => scratch.commit(message);
+  const edit = (file: string, from: string | RegExp, to: string) => scratch.edit(file, from, to);
+  const change = changeById;
+  // The real clock unless a test sets one.
+  const run = (script: string, args: string[], env: NodeJS.ProcessEnv = {}) => scratch.run(script, args, { CONTRACT_DIFF_TODAY: '', ...env });
 
   function diffReport(args: string[], env: NodeJS.ProcessEnv = {}): { status: number | null; report: DiffReport } {
     const result = run(DIFF, [...args, '--json'], env);
     expect(result.stderr, result.stderr).to.equal('');
     return { status: result.status, report: JSON.parse(result.stdout) as DiffReport };
-  }
-
-  function change(found: DiffReport, id: string): ContractChange {
-    const match = found.changes.find((candidate) => candidate.id === id);
-    if (!match) throw new Error(`no change ${id}; got ${found.changes.map((candidate) => candidate.id).join(', ')}`);
-    return match;
-  }
-
-  function edit(file: string, from: string | RegExp, to: string): void {
-    const absolute = path.join(repo, file);
-    const text = fs.readFileSync(absolute, 'utf8');
-    const changed = text.replace(from, to);
-    if (changed === text) throw new Error(`${String(from)} is not in ${file}`);
-    fs.writeFileSync(absolute, changed);
   }
 
   function deprecateBoth(): void {
@@ -79,14 +49,9 @@ describe('contract deprecations: lint, diff policy, changelog', function () {
   }
 
   beforeEach(() => {
-    repo = fs.mkdtempSync(path.join(os.tmpdir(), 'schoolgate-contract-deprecations-'));
-    for (const folder of ['schema', 'openapi']) fs.cpSync(projectPath(folder), path.join(repo, folder), { recursive: true });
-    fs.mkdirSync(path.join(repo, '.ci'));
-    fs.writeFileSync(path.join(repo, '.ci', 'contract-allowlist.yaml'), 'allow: []\n');
-    git('init', '-q', '-b', 'main');
-    commit('base');
+    scratch = new ContractRepo('schoolgate-contract-deprecations-');
   });
-  afterEach(() => fs.rmSync(repo, { recursive: true, force: true }));
+  afterEach(() => scratch.remove());
 
   describe('the convention', () => {
     it('reads the replacement and the sunset from a GraphQL reason, with or without backticks', () => {
@@ -196,8 +161,8 @@ describe('contract deprecations: lint, diff policy, changelog', function () {
 
     function prepareRelease(): void {
       git('tag', 'v0.1.0');
-      fs.writeFileSync(path.join(repo, 'CHANGELOG.md'), BASELINE);
-      fs.writeFileSync(path.join(repo, 'package.json'), '{ "name": "scratch", "version": "0.2.0" }\n');
+      fs.writeFileSync(path.join(repo(), 'CHANGELOG.md'), BASELINE);
+      fs.writeFileSync(path.join(repo(), 'package.json'), '{ "name": "scratch", "version": "0.2.0" }\n');
       edit('schema/courses.graphql', /(\n {2}slug: String!\n)/, '$1  "The course subtitle."\n  subtitle: String\n');
       edit('schema/courses.graphql', 'slug: String!', COMPLETE_GRAPHQL);
       edit('openapi/admin.yaml', /\n {4}delete:\n {6}operationId: deleteOAuthApplication[\s\S]*?(?=\n {2}\/oauth-applications\/\{clientId\}\/rotate-secret:)/, '');
@@ -208,7 +173,7 @@ describe('contract deprecations: lint, diff policy, changelog', function () {
       prepareRelease();
       const result = run(CHANGELOG, ['v0.1.0', '--today', '2026-12-01']);
       expect(result.status, result.stderr).to.equal(0);
-      const text = fs.readFileSync(path.join(repo, 'CHANGELOG.md'), 'utf8');
+      const text = fs.readFileSync(path.join(repo(), 'CHANGELOG.md'), 'utf8');
       expect(text).to.match(/^# Changelog\n\nIntroduction\.\n\n<!-- changelog-range: v0\.1\.0\.\.working tree -->\n## 0\.2\.0 — 2026-12-01\n/);
       expect(text).to.include('Contract changes from `v0.1.0` to the working tree.');
       const graphql = text.slice(text.indexOf('### Member GraphQL API'), text.indexOf('### Admin REST API'));
@@ -225,14 +190,14 @@ describe('contract deprecations: lint, diff policy, changelog', function () {
     it('re-running for the same range replaces its section instead of adding another', () => {
       prepareRelease();
       expect(run(CHANGELOG, ['v0.1.0', '--today', '2026-12-01']).status).to.equal(0);
-      const first = fs.readFileSync(path.join(repo, 'CHANGELOG.md'), 'utf8');
+      const first = fs.readFileSync(path.join(repo(), 'CHANGELOG.md'), 'utf8');
       const again = run(CHANGELOG, ['v0.1.0', '--today', '2026-12-01']);
       expect(again.stdout).to.include('replaced the section for v0.1.0..working tree');
-      expect(fs.readFileSync(path.join(repo, 'CHANGELOG.md'), 'utf8')).to.equal(first);
+      expect(fs.readFileSync(path.join(repo(), 'CHANGELOG.md'), 'utf8')).to.equal(first);
 
       edit('schema/courses.graphql', 'subtitle: String', 'subtitle: String\n  "Another."\n  tagline: String');
       expect(run(CHANGELOG, ['v0.1.0', '--today', '2026-12-02']).status).to.equal(0);
-      const updated = fs.readFileSync(path.join(repo, 'CHANGELOG.md'), 'utf8');
+      const updated = fs.readFileSync(path.join(repo(), 'CHANGELOG.md'), 'utf8');
       expect(updated.match(/changelog-range: v0\.1\.0\.\.working tree/g)).to.have.length(1);
       expect(updated).to.include('## 0.2.0 — 2026-12-02').and.include('`Course.tagline`').and.not.include('2026-12-01');
       expect(updated.endsWith('## 0.1.0 — 2026-11-24\n\nFirst release.\n')).to.equal(true);
@@ -243,7 +208,7 @@ describe('contract deprecations: lint, diff policy, changelog', function () {
       const result = run(CHANGELOG, ['v0.1.0', 'HEAD', '--today', '2026-12-01', '--stdout']);
       expect(result.status, result.stderr).to.equal(0);
       expect(result.stdout).to.include('## v0.1.0 → HEAD — 2026-12-01').and.include('No changes to the member API or the admin API contracts.');
-      expect(fs.existsSync(path.join(repo, 'CHANGELOG.md'))).to.equal(false);
+      expect(fs.existsSync(path.join(repo(), 'CHANGELOG.md'))).to.equal(false);
     });
   });
 });

@@ -1,11 +1,9 @@
 import { expect } from 'chai';
-import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import type { ContractChange } from '../src/contract/diff/changes.js';
 import type { DiffReport } from '../src/contract/diff/report.js';
 import { projectPath } from '../src/shared/paths.js';
+import { changeById, ContractRepo } from './support/contract-repo.js';
 
 /**
  * `npm run contract:diff` (issue 7, part 1) on a scratch git repository holding a copy of the contracts: each test
@@ -13,26 +11,15 @@ import { projectPath } from '../src/shared/paths.js';
  */
 
 const MAIN = projectPath('src', 'contract', 'diff', 'main.ts');
-const TSX = projectPath('node_modules', '.bin', 'tsx');
-
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 describe('contract:diff', function () {
   this.timeout(60_000);
-  let repo: string;
-
-  function git(...args: string[]): void {
-    execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
-  }
-
-  function run(...args: string[]): Run {
-    const result = spawnSync(TSX, [MAIN, '--repo', repo, ...args], { encoding: 'utf8' });
-    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-  }
+  let scratch: ContractRepo;
+  const repo = () => scratch.dir;
+  const git = (...args: string[]) => scratch.git(...args);
+  const run = (...args: string[]) => scratch.run(MAIN, args);
+  const edit = (file: string, from: string | RegExp, to: string) => scratch.edit(file, from, to);
+  const change = changeById;
 
   function report(...args: string[]): { status: number | null; report: DiffReport } {
     const result = run(...args, '--json');
@@ -40,35 +27,15 @@ describe('contract:diff', function () {
     return { status: result.status, report: JSON.parse(result.stdout) as DiffReport };
   }
 
-  function edit(file: string, from: string | RegExp, to: string): void {
-    const absolute = path.join(repo, file);
-    const text = fs.readFileSync(absolute, 'utf8');
-    const changed = text.replace(from, to);
-    if (changed === text) throw new Error(`${String(from)} is not in ${file}`);
-    fs.writeFileSync(absolute, changed);
-  }
-
   /** Course.slug with its description. */
   function removeCourseSlug(): void {
     edit('schema/courses.graphql', /\n {2}"{3}\n {2}URL slug of the course on this site[^\n]*\n {2}"{3}\n {2}slug: String!\n/, '\n');
   }
 
-  function change(found: DiffReport, id: string): ContractChange {
-    const match = found.changes.find((candidate) => candidate.id === id);
-    if (!match) throw new Error(`no change ${id}; got ${found.changes.map((candidate) => candidate.id).join(', ')}`);
-    return match;
-  }
-
   beforeEach(() => {
-    repo = fs.mkdtempSync(path.join(os.tmpdir(), 'schoolgate-contract-diff-'));
-    for (const folder of ['schema', 'openapi']) fs.cpSync(projectPath(folder), path.join(repo, folder), { recursive: true });
-    fs.mkdirSync(path.join(repo, '.ci'));
-    fs.writeFileSync(path.join(repo, '.ci', 'contract-allowlist.yaml'), 'allow: []\n');
-    git('init', '-q', '-b', 'main');
-    git('add', '-A');
-    git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'base');
+    scratch = new ContractRepo('schoolgate-contract-diff-');
   });
-  afterEach(() => fs.rmSync(repo, { recursive: true, force: true }));
+  afterEach(() => scratch.remove());
 
   it('reports nothing and exits 0 when the contracts are unchanged (default base: the merge base with main)', () => {
     const { status, report: found } = report();
@@ -134,14 +101,14 @@ describe('contract:diff', function () {
 
   it('a breaking change on the allowlist with a reason passes and shows the reason; one without a reason is a usage error', () => {
     removeCourseSlug();
-    fs.writeFileSync(path.join(repo, '.ci', 'contract-allowlist.yaml'), 'allow:\n  - change: graphql:FIELD_REMOVED:Course.slug\n    reason: no client reads it\n  - change: graphql:FIELD_REMOVED:Course.gone\n    reason: landed long ago\n');
+    fs.writeFileSync(path.join(repo(), '.ci', 'contract-allowlist.yaml'), 'allow:\n  - change: graphql:FIELD_REMOVED:Course.slug\n    reason: no client reads it\n  - change: graphql:FIELD_REMOVED:Course.gone\n    reason: landed long ago\n');
     const { status, report: found } = report('HEAD');
     expect(status).to.equal(0);
     expect(change(found, 'graphql:FIELD_REMOVED:Course.slug').allowedBecause).to.equal('no client reads it');
     expect(found.summary).to.include({ breaking: 1, allowed: 1 });
     expect(found.unusedAllowlistEntries).to.deep.equal(['graphql:FIELD_REMOVED:Course.gone']);
 
-    fs.writeFileSync(path.join(repo, '.ci', 'contract-allowlist.yaml'), 'allow:\n  - change: graphql:FIELD_REMOVED:Course.slug\n');
+    fs.writeFileSync(path.join(repo(), '.ci', 'contract-allowlist.yaml'), 'allow:\n  - change: graphql:FIELD_REMOVED:Course.slug\n');
     const unreasoned = run('HEAD');
     expect(unreasoned.status).to.equal(2);
     expect(unreasoned.stderr).to.include('needs a `reason`');

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { buildDemoDocument, DEMO_LOGINS } from '../src/demo/demo-school.js';
 import { importSiteDocument } from '../src/import/import-site.js';
 import { PROJECT_ROOT } from '../src/shared/paths.js';
-import { browserRequest, CookieJar, findForm, submitForm } from './support/authorize-flow.js';
+import { walkAuthorizationPages } from './support/authorize-flow.js';
 import { describeEachDatabase } from './support/databases.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
@@ -58,13 +58,8 @@ describeEachDatabase('docs/demo.md: the openid-client code flow', (scratch) => {
     });
     expect(authorizationUrl.searchParams.get('resource')).to.equal(server.siteA.origin);
 
-    const jar = new CookieJar();
-    const signIn = await browserRequest(jar, authorizationUrl);
-    if (signIn.kind !== 'page') throw new Error(`expected the sign-in page, got a redirect to ${signIn.location.href}`);
-    const consent = await submitForm(jar, signIn.url, findForm(signIn.html, '/oauth/authorize/sign-in')!, { email: DEMO_LOGINS.member.email, password: DEMO_LOGINS.member.password });
-    if (consent.kind !== 'page') throw new Error(`expected the consent page, got a redirect to ${consent.location.href}`);
-    const back = await submitForm(jar, consent.url, findForm(consent.html, '/oauth/authorize/consent')!, { decision: 'approve' });
-    if (back.kind !== 'redirect') throw new Error(`expected the redirect to the app, got a ${back.status} page`);
+    const back = await walkAuthorizationPages(authorizationUrl, { origin: server.siteA.origin, email: DEMO_LOGINS.member.email, password: DEMO_LOGINS.member.password });
+    expect(back.pages).to.deep.equal(['sign-in', 'consent']);
     expect(back.location.href).to.match(/^http:\/\/localhost:8765\/callback\?code=/);
 
     child.stdin.end(`${back.location.href}\n`);

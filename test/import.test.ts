@@ -8,8 +8,8 @@ import { buildDemoDocument, DEMO_CLIENTS, DEMO_LOGINS, seedDemoSchoolIfEmpty } f
 import type { ImportDocument } from '../src/import/document.js';
 import { IMPORT_TABLES, importSiteDocument, type ImportReport } from '../src/import/import-site.js';
 import { IMPORT_SCHEMA_PATH, importDocumentProblems, importSchemaValidator } from '../src/import/validate.js';
-import { ValidationError } from '../src/shared/errors.js';
 import { describeEachDatabase } from './support/databases.js';
+import { importRefusal } from './support/import-refusal.js';
 
 const ORIGIN = 'http://localhost:3000';
 const NOW = new Date();
@@ -61,16 +61,6 @@ function totals(report: ImportReport): { created: number; updated: number; uncha
     sum.unchanged += tally.unchanged;
   }
   return sum;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ValidationError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).to.be.instanceOf(ValidationError);
-    return error as ValidationError;
-  }
-  throw new Error('expected the import to be refused');
 }
 
 function lectureCount(document: ImportDocument): number {
@@ -233,7 +223,7 @@ describeEachDatabase('site import', (scratch) => {
     document.enrollments![3]!.course = 'crs-does-not-exist';
     (document.users![1] as unknown as Record<string, unknown>).nickname = 'ops';
     (document.payments![0] as unknown as Record<string, unknown>).paymentState = 'settled';
-    const error = await rejection(importSiteDocument(db, document));
+    const error = await importRefusal(importSiteDocument(db, document));
     expect(error.code).to.equal('invalid_import_document');
     expect(error.status).to.equal(400);
     expect(error.problems.map((problem) => problem.pointer)).to.have.members(['/courses/0/title', '/enrollments/3/course', '/users/1/nickname', '/payments/0/paymentState']);
@@ -249,7 +239,7 @@ describeEachDatabase('site import', (scratch) => {
     const document = mutable(demo('https://late-problem.example'));
     const last = document.payments!.length - 1;
     document.payments![last]!.user = 'nobody@example.com';
-    const error = await rejection(importSiteDocument(db, document));
+    const error = await importRefusal(importSiteDocument(db, document));
     expect(error.problems).to.deep.equal([{ pointer: `/payments/${last}/user`, message: 'names no user email of this document ("nobody@example.com")' }]);
     expect(await rowCounts(db)).to.deep.equal(counts);
   });
@@ -259,7 +249,7 @@ describeEachDatabase('site import', (scratch) => {
     const before = await snapshot(db);
     const document = mutable(demo('https://elsewhere.example'));
     document.site.subdomain = 'localhost-3000';
-    const error = await rejection(importSiteDocument(db, document));
+    const error = await importRefusal(importSiteDocument(db, document));
     expect(error.problems.map((problem) => problem.pointer)).to.deep.equal(['/site/subdomain']);
     expect(await snapshot(db)).to.deep.equal(before);
   });

@@ -5,7 +5,7 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import { expect } from 'chai';
 import { buildDemoDocument, DEMO_LOGINS } from '../src/demo/demo-school.js';
 import { importSiteDocument } from '../src/import/import-site.js';
-import { CookieJar, browserRequest, findForm, submitForm } from './support/authorize-flow.js';
+import { walkAuthorizationPages } from './support/authorize-flow.js';
 import { describeEachDatabase } from './support/databases.js';
 import { makeClient, REDIRECT_URI, type TestClient } from './support/oauth-fixtures.js';
 import { startTestServer, type TestServer } from './support/server.js';
@@ -89,14 +89,8 @@ describeEachDatabase('MCP: a member tool called without a token starts OAuth in 
     expect(url.searchParams.get('scope')).to.equal('account:read');
 
     // The member signs in and approves in the pages, as a browser would.
-    const jar = new CookieJar();
-    const signIn = await browserRequest(jar, url);
-    if (signIn.kind !== 'page') throw new Error(`expected the sign-in page, got a redirect to ${signIn.location.href}`);
-    const consent = await submitForm(jar, signIn.url, findForm(signIn.html, '/oauth/authorize/sign-in')!, { email: DEMO_LOGINS.member.email, password: DEMO_LOGINS.member.password });
-    if (consent.kind !== 'page') throw new Error(`expected the consent page, got a redirect to ${consent.location.href}`);
-    const back = await submitForm(jar, consent.url, findForm(consent.html, '/oauth/authorize/consent')!, { decision: 'approve' });
-    if (back.kind !== 'redirect') throw new Error(`expected a redirect to the client, got a ${back.status} page`);
-    const code = back.location.searchParams.get('code');
+    const back = await walkAuthorizationPages(url, { origin, email: DEMO_LOGINS.member.email, password: DEMO_LOGINS.member.password });
+    const code = back.code;
     if (!code) throw new Error(`no code in ${back.location.href}`);
 
     const second = new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { authProvider: provider });

@@ -148,7 +148,8 @@ export interface HtmlForm {
   buttons: Array<{ name: string; value: string }>;
 }
 
-function decodeEntities(text: string): string {
+/** HTML text with its character references decoded (the named ones our pages write, and numeric ones). */
+export function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|#39|apos);/gi, (entity, body: string) => {
     const lower = body.toLowerCase();
     if (lower === 'amp') return '&';
@@ -156,9 +157,8 @@ function decodeEntities(text: string): string {
     if (lower === 'gt') return '>';
     if (lower === 'quot') return '"';
     if (lower === 'apos' || lower === '#39') return "'";
-    if (lower.startsWith('#x')) return String.fromCodePoint(parseInt(lower.slice(2), 16));
-    if (lower.startsWith('#')) return String.fromCodePoint(Number(lower.slice(1)));
-    return entity;
+    const code = lower.startsWith('#x') ? parseInt(lower.slice(2), 16) : Number(lower.slice(1));
+    return Number.isFinite(code) && code <= 0x10ffff ? String.fromCodePoint(code) : entity;
   });
 }
 
@@ -269,10 +269,18 @@ function toRedirect(answer: Extract<BrowserAnswer, { kind: 'redirect' }>, pages:
  * page with the given decision) until the browser is sent back to the client. Returns that redirect, whether it
  * carries a code or an error. Throws when a page cannot be passed (an error page, a refused password).
  */
-export async function followAuthorizationPages(options: AuthorizeViaPagesOptions): Promise<AuthorizationRedirect> {
+export function followAuthorizationPages(options: AuthorizeViaPagesOptions): Promise<AuthorizationRedirect> {
+  return walkAuthorizationPages(buildAuthorizationUrl(options), options);
+}
+
+/** As followAuthorizationPages, from an authorization URL a client library built. */
+export async function walkAuthorizationPages(
+  url: URL,
+  options: Pick<AuthorizeViaPagesOptions, 'origin' | 'email' | 'password' | 'jar' | 'decision' | 'userAgent'>,
+): Promise<AuthorizationRedirect> {
   const jar = options.jar ?? new CookieJar();
   const pages: PageName[] = [];
-  let answer = await browserRequest(jar, buildAuthorizationUrl(options), { userAgent: options.userAgent });
+  let answer = await browserRequest(jar, url, { userAgent: options.userAgent });
   for (let steps = 0; steps < 6; steps += 1) {
     if (answer.kind === 'redirect') {
       if (new URL(answer.location).origin === new URL(options.origin).origin && answer.location.pathname.startsWith('/oauth/')) {

@@ -7,6 +7,7 @@
  * itself can count as a leak.
  */
 import type { Family, FuzzRequest, FuzzResponse } from './http-client.js';
+import { decodeEntities } from '../../support/authorize-flow.js';
 
 export type CheckName = 'no-answer' | 'server-error' | 'slow' | 'stack-trace' | 'sql' | 'format' | 'row-counts';
 
@@ -91,19 +92,6 @@ export function requestFragments(request: FuzzRequest): string[] {
   return [...fragments].sort((a, b) => b.length - a.length);
 }
 
-function decodeHtml(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|#39|apos);/gi, (entity, body: string) => {
-    const lower = body.toLowerCase();
-    if (lower === 'amp') return '&';
-    if (lower === 'lt') return '<';
-    if (lower === 'gt') return '>';
-    if (lower === 'quot') return '"';
-    if (lower === 'apos' || lower === '#39') return "'";
-    const code = lower.startsWith('#x') ? parseInt(lower.slice(2), 16) : Number(lower.slice(1));
-    return Number.isFinite(code) && code <= 0x10ffff ? String.fromCodePoint(code) : entity;
-  });
-}
-
 /** The texts of an answer the patterns look at: header values, and the body's strings (JSON decoded, HTML unescaped). */
 function answerTexts(response: FuzzResponse): string[] {
   const texts: string[] = [];
@@ -143,7 +131,7 @@ function answerTexts(response: FuzzResponse): string[] {
       if (data.ok) collect(data.value);
       else texts.push(line);
     }
-  } else texts.push(decodeHtml(response.text));
+  } else texts.push(decodeEntities(response.text));
   return texts;
 }
 
