@@ -3,6 +3,7 @@ import { loadConfig } from '../src/config/config.js';
 import { buildAuthorizationUrl, createPkcePair } from './support/authorize-flow.js';
 import { describeEachDatabase } from './support/databases.js';
 import { makeClient, REDIRECT_URI, type TestClient } from './support/oauth-fixtures.js';
+import { startOfRoomyWindow, windowsSpanned } from './support/rate-windows.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 const ROW_TABLES = ['authorization_requests', 'sign_in_sessions', 'rate_limit_counters'] as const;
@@ -23,12 +24,6 @@ async function flood(count: number, concurrency: number, send: () => Promise<Res
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   return { statuses, samples };
-}
-
-/** Waits, if need be, until a fixed window of `windowSeconds` has at least `neededSeconds` left, so a run stays in one. */
-async function startOfRoomyWindow(windowSeconds: number, neededSeconds: number): Promise<void> {
-  const left = windowSeconds * 1000 - (Date.now() % (windowSeconds * 1000));
-  if (left < neededSeconds * 1000) await new Promise((resolve) => setTimeout(resolve, left + 50));
 }
 
 /**
@@ -60,18 +55,20 @@ describeEachDatabase('limits on anonymous traffic', (scratch) => {
   it('10,000 anonymous authorization requests: rows stay bounded by the limit, the rest get a 429 page with Retry-After', async function () {
     this.timeout(600_000);
     const before = await rowCounts();
+    const started = Date.now();
     const { statuses, samples } = await flood(10_000, 16, () => fetch(authorizeUrl(), { redirect: 'manual' }));
+    // Each minute window the run touched may show up to the limit (a busy machine takes more than a minute).
+    const windows = windowsSpanned(60, started, Date.now());
     const after = await rowCounts();
     const shown = statuses.get(200) ?? 0;
     const limited = statuses.get(429) ?? 0;
     expect(shown + limited, JSON.stringify([...statuses])).to.equal(10_000);
-    // One window of the per-address limit, or two when the run crosses a minute boundary.
-    expect(shown).to.be.within(defaults.authorizePerMinute, 2 * defaults.authorizePerMinute);
+    expect(shown).to.be.within(defaults.authorizePerMinute, windows * defaults.authorizePerMinute);
     // Each page shown wrote its request and a session (no cookie came back); nothing else wrote a request or session.
     expect(after.authorization_requests - before.authorization_requests).to.equal(shown);
     expect(after.sign_in_sessions - before.sign_in_sessions).to.equal(shown);
     // The counters: per address and per client, one row per window.
-    expect(after.rate_limit_counters - before.rate_limit_counters).to.be.at.most(4);
+    expect(after.rate_limit_counters - before.rate_limit_counters).to.be.at.most(2 * windows);
     const refusal = samples.get(429);
     expect(refusal?.headers.get('content-type')).to.match(/^text\/html/);
     expect(Number(refusal?.headers.get('retry-after'))).to.be.within(1, 60);

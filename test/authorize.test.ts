@@ -26,6 +26,7 @@ import {
 } from './support/authorize-flow.js';
 import { describeEachDatabase } from './support/databases.js';
 import { startTestServer, type TestServer } from './support/server.js';
+import { startOfRoomyWindow } from './support/rate-windows.js';
 
 const PASSWORD = 'correct horse battery staple';
 const MEMBER_REDIRECT = 'http://127.0.0.1:8765/callback';
@@ -426,7 +427,8 @@ describeEachDatabase('GET /oauth/authorize with sign-in and consent pages (issue
     });
 
     it(`limits failures per account: after ${SIGN_IN_LIMITS.perAccount.limit} the account gets 429, even with the right password`, async function () {
-      this.timeout(60000);
+      this.timeout(300_000);
+      await startOfRoomyWindow(SIGN_IN_LIMITS.perAccount.windowSeconds, 120);
       const jar = new CookieJar();
       let page = await openSignIn(jar);
       for (let attempt = 0; attempt < SIGN_IN_LIMITS.perAccount.limit; attempt += 1) {
@@ -443,9 +445,11 @@ describeEachDatabase('GET /oauth/authorize with sign-in and consent pages (issue
       expect((await authorizeViaPages(options({ email: student.email }))).code).to.match(/^sgc_/);
     });
 
-    it(`limits failures per client address: ${SIGN_IN_LIMITS.perAddress.limit} failures from one address block every account`, async () => {
+    it(`limits failures per client address: ${SIGN_IN_LIMITS.perAddress.limit} failures from one address block every account`, async function () {
+      this.timeout(300_000);
       const { db } = scratch();
       const { limit, windowSeconds } = SIGN_IN_LIMITS.perAddress;
+      await startOfRoomyWindow(windowSeconds, 120);
       // The server sees the test's loopback connections as 127.0.0.1 or ::1; fill both addresses' buckets to one below the limit.
       for (const address of ['127.0.0.1', '::1']) {
         for (let count = 0; count < limit - 1; count += 1) await hit(db, signInBuckets('filler@example.com', address).address, windowSeconds, limit);
