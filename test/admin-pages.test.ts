@@ -30,20 +30,8 @@ const HIDDEN_FIELDS = new Set(['csrf_token', 'return_to', 'version']);
 
 /** Posts a form of a page as a browser does: its hidden fields, then `values` (repeated names allowed). */
 async function post(jar: CookieJar, origin: string, form: HtmlForm, values: Array<[string, string]>): Promise<BrowserAnswer> {
-  const url = new URL(form.action, origin);
-  const fields = new URLSearchParams([...form.fields].filter(([name]) => HIDDEN_FIELDS.has(name) && !values.some(([valueName]) => valueName === name)));
-  for (const [name, value] of values) fields.append(name, value);
-  const headers: Record<string, string> = { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' };
-  const cookie = jar.header(url);
-  if (cookie) headers.cookie = cookie;
-  const response = await fetch(url, { method: 'POST', headers, body: fields.toString(), redirect: 'manual' });
-  jar.store(url, response);
-  const location = response.headers.get('location');
-  if (response.status >= 300 && response.status < 400 && location !== null) {
-    await response.arrayBuffer();
-    return { kind: 'redirect', url, status: response.status, location: new URL(location, url), response };
-  }
-  return { kind: 'page', url, status: response.status, html: await response.text(), response };
+  const hidden = [...form.fields].filter(([name]) => HIDDEN_FIELDS.has(name) && !values.some(([valueName]) => valueName === name));
+  return browserRequest(jar, new URL(form.action, origin), { method: 'POST', form: [...hidden, ...values] });
 }
 
 describeEachDatabase('admin area pages (/admin)', (scratch) => {

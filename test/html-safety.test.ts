@@ -262,19 +262,8 @@ function rawGet(origin: string, rawPath: string, jar: CookieJar): Promise<Page> 
 async function post(jar: CookieJar, page: Page, action: string, values: Array<[string, string]>): Promise<BrowserAnswer> {
   const form = findForm(page.html, action);
   if (!form) throw new Error(`no form posting to ${action} on ${page.url.href}`);
-  const url = new URL(form.action, page.url);
   const hidden = [...form.fields].filter(([name]) => ['handle', 'csrf_token', 'return_to', 'version'].includes(name) && !values.some(([other]) => other === name));
-  const headers: Record<string, string> = { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' };
-  const cookie = jar.header(url);
-  if (cookie) headers.cookie = cookie;
-  const response = await fetch(url, { method: 'POST', headers, body: new URLSearchParams([...hidden, ...values]).toString(), redirect: 'manual' });
-  jar.store(url, response);
-  const location = response.headers.get('location');
-  if (response.status >= 300 && response.status < 400 && location !== null) {
-    await response.arrayBuffer();
-    return { kind: 'redirect', url, status: response.status, location: new URL(location, url), response };
-  }
-  return { kind: 'page', url, status: response.status, html: await response.text(), response };
+  return browserRequest(jar, new URL(form.action, page.url), { method: 'POST', form: [...hidden, ...values] });
 }
 
 describe('html: every page with hostile operator data', () => {

@@ -215,8 +215,15 @@ export function findForm(html: string, actionPath: string): HtmlForm | undefined
 
 export type BrowserAnswer = { kind: 'page'; url: URL; status: number; html: string; response: Response } | { kind: 'redirect'; url: URL; status: number; location: URL; response: Response };
 
+/** A form body: fields by name, or name/value pairs where a name may repeat (several checked boxes). */
+export type FormFields = Map<string, string> | Record<string, string> | ReadonlyArray<readonly [string, string]>;
+
+function isPairList(form: FormFields): form is ReadonlyArray<readonly [string, string]> {
+  return Array.isArray(form);
+}
+
 /** One request as the browser makes it: cookies from the jar, Set-Cookie back into it, no redirect followed. */
-export async function browserRequest(jar: CookieJar, url: URL, init: { method?: 'GET' | 'POST'; form?: Map<string, string> | Record<string, string>; userAgent?: string } = {}): Promise<BrowserAnswer> {
+export async function browserRequest(jar: CookieJar, url: URL, init: { method?: 'GET' | 'POST'; form?: FormFields; userAgent?: string } = {}): Promise<BrowserAnswer> {
   const headers: Record<string, string> = { accept: 'text/html' };
   const cookie = jar.header(url);
   if (cookie) headers.cookie = cookie;
@@ -224,7 +231,8 @@ export async function browserRequest(jar: CookieJar, url: URL, init: { method?: 
   let body: string | undefined;
   if (init.form) {
     headers['content-type'] = 'application/x-www-form-urlencoded';
-    body = new URLSearchParams(init.form instanceof Map ? [...init.form] : Object.entries(init.form)).toString();
+    const pairs: ReadonlyArray<readonly [string, string]> = init.form instanceof Map ? [...init.form] : isPairList(init.form) ? init.form : Object.entries(init.form);
+    body = new URLSearchParams(pairs.map(([name, value]): [string, string] => [name, value])).toString();
   }
   const response = await fetch(url, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body, redirect: 'manual' });
   jar.store(url, response);
