@@ -6,7 +6,7 @@ import type { Middleware, ParameterizedContext } from 'koa';
 import type { SiteState } from '../http/state.js';
 import type { Services } from '../services.js';
 import type { Site } from '../sites/sites.js';
-import { OAUTH_PATHS } from '../oauth/endpoints.js';
+import { missingTokenChallenge } from '../oauth/errors.js';
 import { authenticateMcpCaller } from './auth.js';
 import { readMcpBody } from './body.js';
 import { JsonExchange, jsonExchangeRequest } from './json-exchange.js';
@@ -111,8 +111,9 @@ export function mcpEndpoint(services: Services): Middleware<SiteState> {
     // found". No error code: the request carried no credentials (RFC 6750 3.1). Listing and public tools stay open.
     const scope = caller.authInfo === null ? memberToolCalled(parsed, toolset) : null;
     if (scope !== null) {
-      const challenge = `Bearer realm="${site.origin}", resource_metadata="${site.origin}${OAUTH_PATHS.protectedResourceMetadata}", scope="${scope}"`;
-      return jsonRpcError(ctx, 401, -32000, `This tool acts for a signed-in member: send a member access token with the scope ${scope} (${site.origin}/auth.md).`, { 'WWW-Authenticate': challenge });
+      return jsonRpcError(ctx, 401, -32000, `This tool acts for a signed-in member: send a member access token with the scope ${scope} (${site.origin}/auth.md).`, {
+        'WWW-Authenticate': missingTokenChallenge(site.origin, { scope }),
+      });
     }
 
     const server = toolset.serverFor({ services, site, log: ctx.state.log, caller, now: new Date() });

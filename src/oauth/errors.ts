@@ -1,4 +1,5 @@
 import { AppError } from '../shared/errors.js';
+import { OAUTH_PATHS } from './endpoints.js';
 
 /** An RFC 6749 5.2 error: `{ error, error_description }` with `Cache-Control: no-store`. */
 export class OAuthError extends AppError {
@@ -118,12 +119,20 @@ export function challengeParamValue(value: string): string {
     .replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/gu, '?');
 }
 
-/** RFC 6750 3: the challenge a protected resource sends, pointing at its RFC 9728 metadata. */
-export function bearerChallenge(origin: string, error: string, description: string, extra: Record<string, string> = {}): string {
-  const params: Record<string, string> = { realm: origin, error, error_description: description, ...extra, resource_metadata: `${origin}/.well-known/oauth-protected-resource` };
+function challengeOf(params: Record<string, string>): string {
   return `Bearer ${Object.entries(params)
     .map(([name, value]) => `${name}="${challengeParamValue(value)}"`)
     .join(', ')}`;
+}
+
+/** RFC 6750 3: the challenge a protected resource sends, pointing at its RFC 9728 metadata. */
+export function bearerChallenge(origin: string, error: string, description: string, extra: Record<string, string> = {}): string {
+  return challengeOf({ realm: origin, error, error_description: description, ...extra, resource_metadata: `${origin}${OAUTH_PATHS.protectedResourceMetadata}` });
+}
+
+/** RFC 6750 3.1: the challenge for a request that carried no credentials: no error code, still the resource metadata. */
+export function missingTokenChallenge(origin: string, extra: Record<string, string> = {}): string {
+  return challengeOf({ realm: origin, resource_metadata: `${origin}${OAUTH_PATHS.protectedResourceMetadata}`, ...extra });
 }
 
 /** 401 for a missing, malformed, unknown, expired, revoked or other-origin token (spec: Errors). */

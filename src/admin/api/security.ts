@@ -2,8 +2,7 @@ import { OPERATOR_ROLES, rolesAt, type Role } from '../../accounts/roles.js';
 import type { Scope } from '../../clients/scopes.js';
 import type { Database } from '../../db/connection.js';
 import { bearerTokenOf, verifyAccessToken, type VerifiedToken } from '../../oauth/bearer.js';
-import { InsufficientScopeError } from '../../oauth/errors.js';
-import { OAUTH_PATHS } from '../../oauth/endpoints.js';
+import { InsufficientScopeError, missingTokenChallenge } from '../../oauth/errors.js';
 import type { Site } from '../../sites/sites.js';
 import { AdminProblem } from './problems.js';
 
@@ -19,8 +18,7 @@ export interface OperatorPrincipal {
  * `invalid_token` (docs/admin-api.md, Authentication and scopes).
  */
 function missingTokenProblem(site: Site): AdminProblem {
-  const challenge = `Bearer realm="${site.origin}", resource_metadata="${site.origin}${OAUTH_PATHS.protectedResourceMetadata}"`;
-  return new AdminProblem(401, 'invalid_token', 'The admin API needs an operator access token: Authorization: Bearer <token>.', [], { 'WWW-Authenticate': challenge });
+  return new AdminProblem(401, 'invalid_token', 'The admin API needs an operator access token: Authorization: Bearer <token>.', [], { 'WWW-Authenticate': missingTokenChallenge(site.origin) });
 }
 
 /**
