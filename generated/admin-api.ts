@@ -1120,6 +1120,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/deprecations/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * See which clients still use deprecated elements
+         * @description Every deprecated element of the member API and of this admin API, with its sunset date (the first day it
+         *     may be removed) and its replacement, and how often each OAuth client of the site used it over the last
+         *     `days` days (UTC days, today included). A use is one call by an authenticated client: a member API request
+         *     that selects a deprecated field, passes a deprecated argument or gives a deprecated input field or enum
+         *     value, or a call of a deprecated admin operation. Elements no longer deprecated are listed while uses
+         *     recorded before remain in the window, with `sunset` and `replacement` null. Counts are kept for 90 days.
+         */
+        get: operations["getDeprecationUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -3261,6 +3286,48 @@ export interface components {
             slug: string;
             /** @description Enrollments that started in the window. */
             newEnrollments: number;
+        };
+        /** @description The deprecated elements of the APIs and their use by the site's clients over [`from`, `to`]. */
+        DeprecationUsageReport: {
+            days: number;
+            /**
+             * Format: date
+             * @description First UTC day counted.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last UTC day counted (today).
+             */
+            to: string;
+            /** @description Deprecated elements, the ones used most first, then by API and name. Elements nobody used in the window are listed too, with `uses` 0. */
+            elements: components["schemas"]["DeprecatedElementUsage"][];
+        };
+        DeprecatedElementUsage: {
+            /**
+             * @description `graphql`: the member API; `admin`: this admin API.
+             * @enum {string}
+             */
+            api: "graphql" | "admin";
+            /** @description The member API's schema coordinate (`Course.slug`, `Query.courses(after:)`, `LectureState.DONE`), or the admin API's operationId. */
+            element: string;
+            /** @description The element as a reader finds it, e.g. `Course.slug` or `GET /school/mcp-connections`. */
+            where: string;
+            /** @description The first day the element may be removed; null when the running API no longer deprecates it. */
+            sunset: string | null;
+            /** @description What to use instead (a schema coordinate or an operationId); null as for `sunset`. */
+            replacement: string | null;
+            /** @description Uses by all clients in the window. */
+            uses: number;
+            /** @description The clients that used the element in the window, the one with most uses first. */
+            clients: components["schemas"]["DeprecatedElementClientUsage"][];
+        };
+        DeprecatedElementClientUsage: {
+            clientId: string;
+            clientName: string;
+            uses: number;
+            /** Format: date-time */
+            lastUsedAt: string;
         };
         /** @description Figures of the site over [`from`, `to`) and, where noted, at the time of the request. */
         AnalyticsSummary: {
@@ -7054,6 +7121,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AnalyticsSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getDeprecationUsage: {
+        parameters: {
+            query?: {
+                /** @description How many days to count, ending today (UTC). Defaults to 7. */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deprecated elements and their use. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeprecationUsageReport"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -18,7 +18,8 @@ const CHANGELOG = projectPath('src', 'contract', 'changelog', 'main.ts');
 
 const SUNSET = '2027-06-30';
 const COMPLETE_GRAPHQL = `slug: String! @deprecated(reason: "Use \`Course.title\` instead. Sunset ${SUNSET}.")`;
-const COMPLETE_OPENAPI = `operationId: getMcpConnections\n      deprecated: true\n      x-sunset: ${SUNSET}\n      x-replaced-by: getSchool\n`;
+const SINCE = '2026-12-01';
+const COMPLETE_OPENAPI = `operationId: getMcpConnections\n      deprecated: true\n      x-deprecated-since: ${SINCE}\n      x-sunset: ${SUNSET}\n      x-replaced-by: getSchool\n`;
 
 describe('contract deprecations: lint, diff policy, changelog', function () {
   this.timeout(60_000);
@@ -77,6 +78,14 @@ describe('contract deprecations: lint, diff policy, changelog', function () {
       expect(result.stderr).to.include('GraphQL `Course.slug` (variant B) is deprecated without naming its replacement');
       expect(result.stderr).to.include('admin API `GET /school/mcp-connections` is deprecated without a valid `x-sunset` date');
       expect(result.stderr).to.include('admin API `GET /school/mcp-connections` is deprecated without `x-replaced-by`');
+      expect(result.stderr).to.include('admin API `GET /school/mcp-connections` is deprecated without a valid `x-deprecated-since` date');
+    });
+
+    it('refuses an operation whose sunset is less than six months after its deprecation', () => {
+      edit('openapi/admin.yaml', 'operationId: getMcpConnections\n', COMPLETE_OPENAPI.replace(`x-sunset: ${SUNSET}`, 'x-sunset: 2027-05-31'));
+      const result = run(LINT, []);
+      expect(result.status).to.equal(1);
+      expect(result.stderr).to.include(`admin API \`GET /school/mcp-connections\` has \`x-sunset: 2027-05-31\`, less than 6 months after \`x-deprecated-since: ${SINCE}\``);
     });
 
     it('refuses a replacement that does not exist', () => {

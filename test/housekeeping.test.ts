@@ -99,12 +99,17 @@ describeEachDatabase('housekeeping: prune (issue 11, item 4)', (scratch) => {
       staleWithOldPair: await insertDocumentClient(db, owner, ago(10 * DAY)),
       staleWithPendingRequest: await insertDocumentClient(db, owner, ago(10 * DAY)),
       recentlyStale: await insertDocumentClient(db, owner, ago(2 * DAY)),
+      staleWithUsage: await insertDocumentClient(db, owner, ago(10 * DAY)),
     };
     const documentPairs = {
       live: await insertPair(db, owner, { accessExpiresAt: later(HOUR), refreshExpiresAt: later(30 * DAY), clientRef: documentClients.staleWithLivePair }),
       old: await insertPair(db, owner, { accessExpiresAt: ago(20 * DAY), refreshExpiresAt: ago(10 * DAY), clientRef: documentClients.staleWithOldPair }),
     };
     await insertRequest(db, owner, later(HOUR), documentClients.staleWithPendingRequest);
+    // Uses of deprecated elements are kept 90 UTC days, today included; a client with counts left stays.
+    const usageDay = (days: number) => ago(days * DAY).toISOString().slice(0, 10);
+    const usage = (clientRef: number, day: string) => ({ site_id: owner.site.id, api: 'graphql', element: 'Course.slug', client_ref: clientRef, day, uses: 3, last_used_at: ago(DAY) });
+    await db('deprecation_usage').insert([usage(owner.clientRef, usageDay(90)), usage(owner.clientRef, usageDay(89)), usage(documentClients.staleWithUsage, usageDay(30))]);
 
     const dryRun = await prune(db, { dryRun: true });
     expect(dryRun.dryRun).to.equal(true);
@@ -117,9 +122,10 @@ describeEachDatabase('housekeeping: prune (issue 11, item 4)', (scratch) => {
       sign_in_sessions: 2,
       token_pairs: 4,
       authorization_codes: 2,
+      deprecation_usage: 1,
       metadata_document_clients: 2,
     });
-    expect(report).to.include({ total: 12, retentionDays: 7, batchSize: 1000, dryRun: false });
+    expect(report).to.include({ total: 13, retentionDays: 7, batchSize: 1000, dryRun: false });
     // The dry run saw everything except what depends on an earlier deletion (the old pair's client).
     expect(dryRun.deleted.token_pairs).to.equal(4);
     expect(dryRun.deleted.metadata_document_clients).to.equal(1);
@@ -134,6 +140,7 @@ describeEachDatabase('housekeeping: prune (issue 11, item 4)', (scratch) => {
     for (const [name, id] of Object.entries(sessions)) expect(await kept('sign_in_sessions', id), name).to.equal(!name.endsWith('TwoDaysAgo'));
     expect(await exists(db, 'rate_limit_counters', { bucket: counters.finished })).to.equal(false);
     expect(await exists(db, 'rate_limit_counters', { bucket: counters.current })).to.equal(true);
+    expect(await db('deprecation_usage').orderBy('day').pluck('day')).to.deep.equal([usageDay(89), usageDay(30)]);
     const deletedClients = ['staleUnused', 'staleWithOldPair'];
     for (const [name, id] of Object.entries(documentClients)) expect(await kept('oauth_clients', id), name).to.equal(!deletedClients.includes(name));
     expect(await kept('oauth_clients', owner.clientRef)).to.equal(true);

@@ -1,49 +1,8 @@
-import net from 'node:net';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { PROJECT_ROOT } from '../src/shared/paths.js';
 import { createSite } from '../src/sites/sites.js';
 import { createScratchDatabase, TEST_DATABASE_KINDS, type ScratchDatabase } from './support/databases.js';
-import { TEST_KEY_ENCRYPTION_ENV } from './support/key-encryption.js';
-import { runCli } from './support/processes.js';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer().listen(0, () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
-}
-
-interface ServerProcess {
-  child: ChildProcess;
-  stdout: () => string;
-  exited: Promise<number | null>;
-}
-
-/** `npm start` minus the build: the real entry point in its own process. */
-async function startProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: PROJECT_ROOT, env: { PATH: process.env.PATH, ...TEST_KEY_ENCRYPTION_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), 60000);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      if (stderr.includes('is listening on')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    void exited.then((code) => reject(new Error(`server exited with ${code}:\n${stderr}`)));
-  });
-  return { child, stdout: () => stdout, exited };
-}
+import { freePort, runCli, startServerProcess } from './support/processes.js';
 
 for (const kind of TEST_DATABASE_KINDS) {
   describe(`first run and shutdown [${kind}] (issue 2, items 5 and 7)`, function () {
@@ -56,7 +15,7 @@ for (const kind of TEST_DATABASE_KINDS) {
 
     it('migrates an empty database, seeds the demo school, serves it and /healthz, and stops cleanly on SIGTERM', async () => {
       const port = await freePort();
-      const server = await startProcess({ DATABASE_URL: scratch.url, PORT: String(port), LOG_LEVEL: 'info' });
+      const server = await startServerProcess({ DATABASE_URL: scratch.url, PORT: String(port), LOG_LEVEL: 'info' });
       try {
         const health = await fetch(`http://127.0.0.1:${port}/healthz`);
         expect(health.status).to.equal(200);
@@ -80,7 +39,7 @@ for (const kind of TEST_DATABASE_KINDS) {
       if (!(await scratch.db('sites').first())) await createSite(scratch.db, { origin: 'https://existing.example', name: 'Existing School' });
       const before = await scratch.db('payments').count({ n: '*' });
       const port = await freePort();
-      const server = await startProcess({ DATABASE_URL: scratch.url, PORT: String(port), PUBLIC_ORIGIN: 'https://other.example' });
+      const server = await startServerProcess({ DATABASE_URL: scratch.url, PORT: String(port), PUBLIC_ORIGIN: 'https://other.example' });
       server.child.kill('SIGTERM');
       expect(await server.exited).to.equal(0);
       expect(await scratch.db('sites').where({ origin: 'https://other.example' }).first()).to.equal(undefined);

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { registerAccountCommands } from './commands/accounts.js';
 import { registerClientCommands } from './commands/clients.js';
 import { registerContractTestCommand } from './commands/contract-test.js';
+import { registerDeprecationCommands } from './commands/deprecations.js';
 import { registerHousekeepingCommands } from './commands/housekeeping.js';
 import { registerImportCommand } from './commands/import.js';
 import { registerKeyCommands } from './commands/keys.js';
@@ -48,6 +49,7 @@ export function buildProgram(): Command {
   registerKeyCommands(program, run);
   registerHousekeepingCommands(program, run);
   registerContractTestCommand(program, run);
+  registerDeprecationCommands(program, run);
   return program;
 }
 

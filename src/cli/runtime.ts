@@ -62,6 +62,16 @@ export function printFailure(json: boolean, error: unknown): number {
   return failure.exitCode;
 }
 
+/** A whole-number option within [minimum, maximum]; anything else is a usage error (exit 2). */
+export function parseWholeNumber(value: string, option: string, minimum: number, maximum = Number.MAX_SAFE_INTEGER): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < minimum || number > maximum) {
+    const range = maximum === Number.MAX_SAFE_INTEGER ? `at least ${minimum}` : `from ${minimum} to ${maximum}`;
+    throw new CliError(`${option} "${value}" is not a whole number ${range}`, 'invalid_argument', 2);
+  }
+  return number;
+}
+
 /** A boolean option given as on/off, true/false, yes/no. */
 export function parseSwitch(value: string): boolean {
   if (/^(on|true|yes|1)$/i.test(value)) return true;

@@ -8,6 +8,10 @@ import type { SiteState } from '../http/state.js';
 import type { Services } from '../services.js';
 import { AppError, NotFoundError, ValidationError } from '../shared/errors.js';
 import type { Site } from '../sites/sites.js';
+import type { Logger } from '../shared/logger.js';
+import type { AccessTokenClient } from '../oauth/tokens/verification.js';
+import { recordDeprecatedUses } from '../deprecations/usage.js';
+import { deprecationTracker } from './deprecations.js';
 import { compiledExecutor, withLocationsOf } from './compiled.js';
 import { GraphQLContext } from './context.js';
 import { LruCache } from '../shared/lru-cache.js';
@@ -24,6 +28,8 @@ export function memberGraphqlPath(variant: 'A' | 'B'): string {
 interface RequestContext {
   member: GraphQLContext;
   site: Site;
+  client: AccessTokenClient;
+  log: Logger;
 }
 
 /**
@@ -104,6 +110,7 @@ function renderAuthFailure(ctx: ParameterizedContext, error: AppError): void {
 export function memberGraphqlEndpoint(services: Services): Middleware<SiteState> {
   const { variant } = services.config;
   const { schema, scopes } = buildMemberSchema(variant);
+  const deprecations = deprecationTracker(schema);
   const validated = new LruCache<string, DocumentNode | readonly GraphQLError[]>(500);
   /** Per validated document: its depth and cost errors when they cannot depend on variables, and the scopes it needs. */
   const limitsOf = new WeakMap<DocumentNode, readonly GraphQLError[]>();
@@ -146,7 +153,18 @@ export function memberGraphqlEndpoint(services: Services): Middleware<SiteState>
     schema,
     formatError,
     execute: compiledExecutor(schema),
-    onOperation: (req, _args, result) => ('data' in result ? successResponse(req.raw, result) : undefined),
+    onOperation: async (req, args, result) => {
+      const used = deprecations?.usedBy(args.document, args.operationName, args.variableValues ?? {}) ?? [];
+      if (used.length === 0) return successResponse(req.raw, result);
+      // The answer names what it used that is going away; the call is counted for the site's operators.
+      const { site, client, log } = req.context;
+      await recordDeprecatedUses({ db: services.db, metrics: services.metrics, log }, { siteId: site.id, client, api: 'graphql', elements: used.map((deprecation) => deprecation.element) });
+      const noted: ExecutionResult = {
+        ...result,
+        extensions: { ...result.extensions, deprecations: used.map(({ element, sunset, replacement }) => ({ coordinate: element, sunset, replacement })) },
+      };
+      return successResponse(req.raw, noted) ?? noted;
+    },
     onSubscribe: (req, params): OperationArgs<Record<PropertyKey, unknown>> | readonly GraphQLError[] | HttpResponse => {
       const document = documentFor(params.query);
       if (!('kind' in document)) return document;
@@ -198,7 +216,7 @@ export function memberGraphqlEndpoint(services: Services): Middleware<SiteState>
       headers: ctx.headers,
       body,
       raw: ctx.req,
-      context: { member, site },
+      context: { member, site, client: verified.client, log: ctx.state.log },
     });
     ctx.status = init.status;
     if (init.headers) ctx.set(init.headers);

@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
+import { firstDayOf, USAGE_RETENTION_DAYS } from '../deprecations/days.js';
 import type { PruneRule } from './batches.js';
 
 /** Short-lived records are kept a day past their expiry, so a late visitor is told "expired" rather than "unknown". */
 export const EXPIRED_GRACE_MS = 24 * 60 * 60 * 1000;
 
-export const PRUNE_TARGETS = ['rate_limit_counters', 'authorization_requests', 'sign_in_sessions', 'token_pairs', 'authorization_codes', 'metadata_document_clients'] as const;
+export const PRUNE_TARGETS = ['rate_limit_counters', 'authorization_requests', 'sign_in_sessions', 'token_pairs', 'authorization_codes', 'deprecation_usage', 'metadata_document_clients'] as const;
 export type PruneTarget = (typeof PRUNE_TARGETS)[number];
 
 export interface PruneCutoffs {
@@ -57,6 +58,9 @@ export function pruneRules(cutoffs: PruneCutoffs): Array<PruneRule & { target: P
         noRowIn(q, 'token_pairs', 'grant_id', 'authorization_codes.grant_id');
       },
     },
+    // Daily counts of deprecated elements' uses are reported over at most the retention of the counts. A DELETE names
+    // days (the key's index) and takes their rows at every site.
+    { target: 'deprecation_usage', table: 'deprecation_usage', key: 'day', mode: 'drain', recheck: true, where: (q) => q.where('day', '<', firstDayOf(USAGE_RETENTION_DAYS, now)) },
     // A metadata-document client is the cached copy of its document; dropping it only means the next use fetches the
     // document again. Kept while an operator's review rests on it or anything refers to it (deleting a client would
     // cascade to its codes, requests and pairs).
@@ -74,6 +78,7 @@ export function pruneRules(cutoffs: PruneCutoffs): Array<PruneRule & { target: P
         noRowIn(q, 'authorization_requests', 'client_ref', 'oauth_clients.id');
         noRowIn(q, 'vendor_platforms', 'client_ref', 'oauth_clients.id');
         noRowIn(q, 'storage_uploads', 'created_by_client_ref', 'oauth_clients.id');
+        noRowIn(q, 'deprecation_usage', 'client_ref', 'oauth_clients.id');
       },
     },
   ];

@@ -52,6 +52,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly deprecatedUses = new Counter({
+    name: 'schoolgate_deprecated_uses_total',
+    help: 'Calls that used a deprecated element, by API (graphql or admin), element (schema coordinate or operationId) and client_id.',
+    labelNames: ['api', 'element', 'client_id'] as const,
+    registers: [this.registry],
+  });
+
   constructor(db: Database, options: { processMetrics?: boolean } = {}) {
     const pool = () => (db.client as { pool?: PoolView }).pool;
     const poolGauge = (name: string, help: string, read: (view: PoolView) => number) =>

@@ -30,6 +30,17 @@ export class ContractRepo {
     this.commit('base');
   }
 
+  /**
+   * Makes the copy runnable as the server and the CLI too: the sources, generated types and package manifest beside
+   * the contracts, node_modules linked. The server reads its contracts from the project it runs in, so it serves this
+   * copy's schema/ and openapi/. Not committed: the contract tools compare contracts only.
+   */
+  addSources(): void {
+    for (const folder of ['src', 'generated']) fs.cpSync(projectPath(folder), path.join(this.dir, folder), { recursive: true });
+    for (const file of ['package.json', 'tsconfig.json']) fs.copyFileSync(projectPath(file), path.join(this.dir, file));
+    fs.symlinkSync(projectPath('node_modules'), path.join(this.dir, 'node_modules'), 'dir');
+  }
+
   git(...args: string[]): void {
     execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: this.dir, stdio: 'ignore' });
   }

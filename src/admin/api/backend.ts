@@ -5,7 +5,9 @@ import type { SiteContext, SiteState } from '../../http/state.js';
 import type { Services } from '../../services.js';
 import { ADMIN_API_BASE_PATH, readContract, readOperationPolicies, type OperationId, type OperationPolicy } from '../contract.js';
 import { ADMIN_HANDLERS } from '../handlers/index.js';
+import { recordDeprecatedUses } from '../../deprecations/usage.js';
 import { acceptedBody, readRequestBody, type RequestBodyState } from './body.js';
+import { deprecatedOperations, type DeprecatedOperation } from './deprecation-notice.js';
 import { requireFeature } from './features.js';
 import { AdminProblem, InvalidRequestProblem, PreconditionRequiredProblem, sendProblem } from './problems.js';
 import { authenticateOperator, type OperatorPrincipal } from './security.js';
@@ -21,7 +23,8 @@ import { validationFailure } from './validation-errors.js';
  * 3. the operation's `x-schoolgate-feature` (409 while the site has it off), then its body's media type (415);
  * 4. validation of path, query, headers and body against the contract (400 with pointers; a missing If-Match 428);
  * 5. the operation's handler (handlers/<resource>/<operation>.ts), scoped to ctx.state.site.
- * Every failure is RFC 9457 application/problem+json.
+ * Every failure is RFC 9457 application/problem+json. Every answer of a deprecated operation carries its Deprecation,
+ * Sunset and Link headers, and each call of one by an authenticated client is counted (docs/versioning.md).
  */
 
 /** What one request carries through openapi-backend's handlers (passed as their extra argument). */
@@ -30,6 +33,8 @@ interface AdminCall {
   bodyState: RequestBodyState;
   body?: unknown;
   principal?: OperatorPrincipal;
+  /** Set once routing has matched a deprecated operation. */
+  deprecated?: DeprecatedOperation;
 }
 
 interface WrittenResponse {
@@ -70,10 +75,11 @@ function sendResponse(ctx: SiteContext, response: WrittenResponse): void {
 }
 
 export function adminApi(services: Services): Middleware<SiteState> {
-  const { db, logger } = services;
+  const { db, logger, metrics } = services;
   // Two parses of the YAML: this one for the policies, another for openapi-backend, which dereferences it in place.
   const policies = readOperationPolicies(readContract());
   checkHandlersCoverContract(policies);
+  const deprecated = deprecatedOperations(readContract());
 
   /** Binds one handler: the validated request, typed as the contract says, scoped to the request's site. */
   function operationHandler<K extends OperationId>(operationId: K, handler: AdminHandler<K>) {
@@ -94,6 +100,7 @@ export function adminApi(services: Services): Middleware<SiteState> {
         operationId,
         site: ctx.state.site,
         db,
+        variant: services.config.variant,
         principal: call.principal,
         log: ctx.state.log,
         baseUrl: `${ctx.state.site.origin}${ADMIN_API_BASE_PATH}`,
@@ -125,8 +132,10 @@ export function adminApi(services: Services): Middleware<SiteState> {
       return ajv;
     },
     securityHandlers: {
+      // The first step that knows the matched operation, and it runs for every operation (each has a security requirement).
       oauth2: async (c: Context, call: AdminCall) => {
         const policy = requirePolicy(policies, c.operation.operationId);
+        call.deprecated = deprecated.get(policy.operationId);
         call.principal = await authenticateOperator(db, call.ctx.state.site, call.ctx.get('authorization') || undefined, policy.scope);
         return call.principal;
       },
@@ -185,6 +194,14 @@ export function adminApi(services: Services): Middleware<SiteState> {
     } catch (raw) {
       const problem = sendProblem(ctx, raw instanceof URIError ? new InvalidRequestProblem('The request path is not valid percent-encoding.') : raw);
       if (problem.status >= 500) ctx.state.log.error({ err: raw }, 'admin API request failed');
+    }
+    if (call.deprecated) {
+      const { site } = ctx.state;
+      ctx.set(call.deprecated.headers(site.origin));
+      if (call.principal) {
+        const { client } = call.principal.token;
+        await recordDeprecatedUses({ db, metrics, log: ctx.state.log }, { siteId: site.id, client, api: 'admin', elements: [call.deprecated.deprecation.element] });
+      }
     }
   };
 }

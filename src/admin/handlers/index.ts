@@ -60,6 +60,7 @@ import { updateSubscription } from './subscriptions/update-subscription.js';
 
 // ---- imports: area commerce ----
 import { getAnalyticsSummary } from './analytics/get-analytics-summary.js';
+import { getDeprecationUsage } from './deprecations/get-deprecation-usage.js';
 import { createCoupon } from './coupons/create-coupon.js';
 import { deleteCoupon } from './coupons/delete-coupon.js';
 import { getCoupon } from './coupons/get-coupon.js';
@@ -209,6 +210,7 @@ export const ADMIN_HANDLERS: AdminHandlers = {
   getDigitalProductOwner,
   revokeDigitalProduct,
   getAnalyticsSummary,
+  getDeprecationUsage,
 
   // ---- handlers: area scheduling ----
   listEvents,

@@ -3,21 +3,13 @@ import { loadConfig } from '../../config/config.js';
 // Light (no database driver), so they load at start-up: the option's default, the dry run, the report's rows.
 import { DEFAULT_BATCH_SIZE, prune, type PruneReport } from '../../housekeeping/prune.js';
 import { PRUNE_TARGETS } from '../../housekeeping/prune-rules.js';
-import { CliError, table, withDatabase, type CommandResult } from '../runtime.js';
+import { CliError, parseWholeNumber, table, withDatabase, type CommandResult } from '../runtime.js';
 import type { Runner } from '../program.js';
 
 interface PruneCommandOptions {
   retentionDays?: string;
   batchSize: string;
   dryRun?: boolean;
-}
-
-function parseWholeNumber(value: string, option: string, minimum: number): number {
-  const number = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < minimum) {
-    throw new CliError(`${option} "${value}" is not a whole number of at least ${minimum}`, 'invalid_argument', 2);
-  }
-  return number;
 }
 
 function formatReport(report: PruneReport): string {

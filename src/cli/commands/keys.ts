@@ -3,7 +3,7 @@ import { ConfigError } from '../../config/config.js';
 import { KEY_ENCRYPTION_ENV } from '../../config/key-encryption.js';
 import { configuredKeyRing, type KeyRing } from '../../keys/key-ring.js';
 import type { ReencryptionReport } from '../../keys/reencryption.js';
-import { CliError, table, withDatabase, type CommandResult } from '../runtime.js';
+import { CliError, parseWholeNumber, table, withDatabase, type CommandResult } from '../runtime.js';
 import type { Runner } from '../program.js';
 
 /**
@@ -15,12 +15,6 @@ export const DEFAULT_REENCRYPTION_BATCH_SIZE = 100;
 interface RotateEncryptionKeyOptions {
   batchSize: string;
   dryRun?: boolean;
-}
-
-function parseBatchSize(value: string): number {
-  const number = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) throw new CliError(`--batch-size "${value}" is not a whole number of at least 1`, 'invalid_argument', 2);
-  return number;
 }
 
 function keyRing(): KeyRing {
@@ -63,7 +57,7 @@ export function registerKeyCommands(program: Command, run: Runner): void {
     .option('--dry-run', 'only report which key-encryption key holds each signing key, and which cannot be decrypted')
     .action(
       run(async (options: RotateEncryptionKeyOptions, command: Command): Promise<CommandResult> => {
-        const batchSize = parseBatchSize(options.batchSize);
+        const batchSize = parseWholeNumber(options.batchSize, '--batch-size', 1);
         const ring = keyRing();
         const quiet = Boolean(command.optsWithGlobals<{ json?: boolean }>().json);
         const { reencryptSigningKeys } = await import('../../keys/reencryption.js');

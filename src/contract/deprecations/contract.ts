@@ -2,7 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 import { openapiDocumentOf } from '../diff/openapi.js';
 import { schemaOf, VARIANT_NAMES } from '../diff/schemas.js';
 import type { ContractSources } from '../diff/sources.js';
-import type { Deprecation } from './deprecation.js';
+import { addMonths, MINIMUM_NOTICE_MONTHS, type Deprecation } from './deprecation.js';
 import { graphqlDeprecations, resolvesCoordinate } from './graphql.js';
 import { openapiDeprecations, operationIds } from './openapi.js';
 
@@ -19,6 +19,7 @@ export interface ContractDeprecations {
 
 const GRAPHQL_FORM = 'the reason must read `Use Type.field instead. Sunset YYYY-MM-DD.`';
 const OPENAPI_FORM = 'add `x-sunset: YYYY-MM-DD` and `x-replaced-by: <operationId>` next to `deprecated: true`';
+const OPERATION_FORM = 'an operation also gives `x-deprecated-since: YYYY-MM-DD`, the day its deprecation takes effect';
 
 function graphqlProblems(deprecation: Deprecation, schema: GraphQLSchema, variant: string, deprecatedKeys: ReadonlySet<string>): string[] {
   const subject = `GraphQL \`${deprecation.key}\` (variant ${variant})`;
@@ -35,13 +36,25 @@ function openapiProblems(deprecation: Deprecation, operations: ReadonlyMap<strin
   const problems: string[] = [];
   if (deprecation.sunset === null) problems.push(`${subject} is deprecated without a valid \`x-sunset\` date: ${OPENAPI_FORM}`);
   if (deprecation.replacement === null) problems.push(`${subject} is deprecated without \`x-replaced-by\`: ${OPENAPI_FORM}`);
-  else if (deprecation.key !== deprecation.pointer) {
-    // An operation is replaced by another operation, which must exist and stay.
+  // A parameter or property names its replacement in words; an operation is replaced by another operation, which must
+  // exist and stay, and says when its deprecation took effect.
+  if (deprecation.key === deprecation.pointer) return problems;
+  problems.push(...sinceProblems(deprecation, subject));
+  if (deprecation.replacement !== null) {
     const pointer = operations.get(deprecation.replacement);
     if (pointer === undefined) problems.push(`${subject} names \`x-replaced-by: ${deprecation.replacement}\`, which is not an operationId of the document`);
     else if (deprecatedPointers.has(pointer)) problems.push(`${subject} names \`x-replaced-by: ${deprecation.replacement}\`, which is deprecated too`);
   }
   return problems;
+}
+
+/** An operation's responses announce when its deprecation took effect, at least the minimum notice before its sunset. */
+function sinceProblems(deprecation: Deprecation, subject: string): string[] {
+  if (deprecation.since === null || deprecation.since === undefined) return [`${subject} is deprecated without a valid \`x-deprecated-since\` date: ${OPERATION_FORM}`];
+  if (deprecation.sunset !== null && addMonths(deprecation.since, MINIMUM_NOTICE_MONTHS) > deprecation.sunset) {
+    return [`${subject} has \`x-sunset: ${deprecation.sunset}\`, less than ${MINIMUM_NOTICE_MONTHS} months after \`x-deprecated-since: ${deprecation.since}\``];
+  }
+  return [];
 }
 
 export function contractDeprecations(sources: ContractSources): ContractDeprecations {

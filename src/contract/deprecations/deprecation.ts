@@ -15,6 +15,8 @@ export interface Deprecation {
   variants?: string[];
   /** `YYYY-MM-DD`, or null when the contract does not give a valid one (the lint refuses that). */
   sunset: string | null;
+  /** OpenAPI only: the day the deprecation took effect (`x-deprecated-since`), which responses announce; null when absent or invalid. */
+  since?: string | null;
   /** GraphQL: a schema coordinate; OpenAPI: an operationId (or a short text for a parameter or property). */
   replacement: string | null;
   /** The deprecation text clients see: GraphQL `deprecationReason`, OpenAPI `x-replaced-by` and description. */

@@ -3,11 +3,13 @@ import { isCalendarDate, type Deprecation } from './deprecation.js';
 /**
  * The admin API's deprecation convention (docs/versioning.md): next to `deprecated: true`, `x-sunset` (the RFC 3339
  * date from which the element may be removed) and `x-replaced-by` (for an operation, the operationId to use instead;
- * for a parameter or property, a short text naming what replaces it):
+ * for a parameter or property, a short text naming what replaces it). An operation also gives `x-deprecated-since`,
+ * the day the deprecation took effect, which its responses announce in the `Deprecation` header (RFC 9745):
  *
  *   get:
  *     operationId: getSchool
  *     deprecated: true
+ *     x-deprecated-since: 2026-12-01
  *     x-sunset: 2027-06-30
  *     x-replaced-by: getSchoolProfile
  */
@@ -23,7 +25,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** YAML may hand a date over as a Date; the convention is the text `YYYY-MM-DD`. */
-function sunsetOf(value: unknown): string | null {
+function dateOf(value: unknown): string | null {
   const text = value instanceof Date ? value.toISOString().slice(0, 10) : value;
   return typeof text === 'string' && isCalendarDate(text) ? text : null;
 }
@@ -48,11 +50,11 @@ export function openapiDeprecations(document: unknown): Deprecation[] {
     }
     if (!isRecord(node)) return;
     if (node.deprecated === true) {
-      const sunset = sunsetOf(node['x-sunset']);
+      const sunset = dateOf(node['x-sunset']);
       const replacedBy = node['x-replaced-by'];
       const replacement = typeof replacedBy === 'string' && replacedBy.trim() !== '' ? replacedBy.trim() : null;
       const reason = [replacement === null ? '' : `Use \`${replacement}\` instead.`, sunset === null ? '' : `Sunset ${sunset}.`].filter(Boolean).join(' ');
-      found.push({ api: 'openapi', ...describe(path, node), pointer: pointerOf(path), sunset, replacement, reason });
+      found.push({ api: 'openapi', ...describe(path, node), pointer: pointerOf(path), since: dateOf(node['x-deprecated-since']), sunset, replacement, reason });
     }
     for (const [key, value] of Object.entries(node)) visit(value, [...path, key]);
   };

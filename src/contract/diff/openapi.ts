@@ -12,11 +12,11 @@ import { UsageError, type ContractSources } from './sources.js';
  * narrowed request enums are breaking). Reported per operation (`paths`) and for the OAuth scopes
  * (`components.securitySchemes`); the other `components` entries are reached through the operations that use them.
  *
- * Deprecations follow the policy (deprecation-policy.ts): the edits of `deprecated`, `x-sunset` and `x-replaced-by`
+ * Deprecations follow the policy (deprecation-policy.ts): the edits of `deprecated`, `x-deprecated-since`, `x-sunset` and `x-replaced-by`
  * become one `deprecated` change per element, and removing a deprecated operation is judged against its sunset date.
  */
 
-const DEPRECATION_KEYS = new Set(['deprecated', 'x-sunset', 'x-replaced-by']);
+const DEPRECATION_KEYS = new Set(['deprecated', 'x-deprecated-since', 'x-sunset', 'x-replaced-by']);
 
 const SEVERITY: Record<string, Severity> = {
   breaking: 'breaking',

@@ -14,6 +14,7 @@ import * as tokenFamilies from './0012_token_families.js';
 import * as housekeeping from './0013_housekeeping.js';
 import * as siteProfiles from './0014_site_profiles.js';
 import * as signingKeyEncryption from './0015_signing_key_encryption.js';
+import * as deprecationUsage from './0016_deprecation_usage.js';
 
 type Migration = Knex.Migration;
 
@@ -34,6 +35,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['0013_housekeeping', housekeeping],
   ['0014_site_profiles', siteProfiles],
   ['0015_signing_key_encryption', signingKeyEncryption],
+  ['0016_deprecation_usage', deprecationUsage],
 ];
 
 /** Bundled with the code instead of read from a folder, so the same list runs from src/ (tsx) and dist/ (node). */

@@ -1,0 +1,13 @@
+/** The UTC days deprecation usage is counted by (docs/versioning.md); no database code, so the CLI can load it at start. */
+
+/** Days of counts kept; the prune drops older ones, and a report reaches back at most this far. */
+export const USAGE_RETENTION_DAYS = 90;
+
+export function utcDay(instant: Date): string {
+  return instant.toISOString().slice(0, 10);
+}
+
+/** The first UTC day of the `days` days that end today. */
+export function firstDayOf(days: number, now: Date): string {
+  return utcDay(new Date(now.getTime() - (days - 1) * 24 * 60 * 60 * 1000));
+}

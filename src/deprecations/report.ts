@@ -1,0 +1,47 @@
+import type { Database } from '../db/connection.js';
+import type { KnownDeprecation } from './catalog.js';
+import { firstDayOf, USAGE_RETENTION_DAYS, utcDay } from './days.js';
+import { deprecationUsage, type DeprecatedApi } from './usage.js';
+
+/** Which clients of a site used which deprecated element over the last days (docs/versioning.md). */
+export interface DeprecationUsageReport {
+  days: number;
+  /** First and last UTC day counted. */
+  from: string;
+  to: string;
+  elements: DeprecatedElementUsage[];
+}
+
+export interface DeprecatedElementUsage {
+  api: DeprecatedApi;
+  element: string;
+  where: string;
+  /** Null when the running contracts no longer deprecate the element (removed, or the deprecation withdrawn). */
+  sunset: string | null;
+  replacement: string | null;
+  uses: number;
+  clients: Array<{ clientId: string; clientName: string; uses: number; lastUsedAt: Date }>;
+}
+
+/** Every deprecation of the running contracts, and any other element with uses in the window, most used first. */
+export async function deprecationUsageReport(db: Database, siteId: number, catalog: readonly KnownDeprecation[], days: number, now: Date = new Date()): Promise<DeprecationUsageReport> {
+  if (!Number.isInteger(days) || days < 1 || days > USAGE_RETENTION_DAYS) throw new RangeError(`days must be a whole number from 1 to ${USAGE_RETENTION_DAYS}, got ${days}`);
+  const elements = new Map<string, DeprecatedElementUsage>();
+  const keyOf = (api: DeprecatedApi, element: string) => `${api} ${element}`;
+  for (const known of catalog) {
+    elements.set(keyOf(known.api, known.element), { api: known.api, element: known.element, where: known.where, sunset: known.sunset, replacement: known.replacement, uses: 0, clients: [] });
+  }
+  // Rows come most used first, so each element's clients do too.
+  for (const row of await deprecationUsage(db, siteId, days, now)) {
+    const key = keyOf(row.api, row.element);
+    let entry = elements.get(key);
+    if (!entry) {
+      entry = { api: row.api, element: row.element, where: row.element, sunset: null, replacement: null, uses: 0, clients: [] };
+      elements.set(key, entry);
+    }
+    entry.uses += row.uses;
+    entry.clients.push({ clientId: row.clientId, clientName: row.clientName, uses: row.uses, lastUsedAt: row.lastUsedAt });
+  }
+  const sorted = [...elements.values()].sort((a, b) => b.uses - a.uses || a.api.localeCompare(b.api) || a.element.localeCompare(b.element));
+  return { days, from: firstDayOf(days, now), to: utcDay(now), elements: sorted };
+}
