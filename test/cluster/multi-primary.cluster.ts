@@ -11,6 +11,9 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import type { User } from '../../src/accounts/users.js';
 import { SIGN_IN_LIMITS, signInBuckets } from '../../src/accounts/sign-in.js';
+import { recordDeprecatedUses } from '../../src/deprecations/usage.js';
+import { Metrics } from '../../src/metrics/metrics.js';
+import { createLogger } from '../../src/shared/logger.js';
 import type { Database } from '../../src/db/connection.js';
 import { sha256Hex } from '../../src/shared/random.js';
 import { PROJECT_ROOT } from '../../src/shared/paths.js';
@@ -439,6 +442,30 @@ describe('multi-primary: two instances on two Galera nodes serving one site', fu
     const tables = await onNode<{ n: number }>(1, "SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = ? AND table_type = 'BASE TABLE'", [fresh]);
     say(`${files.length} migrations recorded once each; ${Number(tables[0]?.n)} tables, without a primary key: ${withoutPrimaryKey.length === 0 ? 'none' : withoutPrimaryKey.map((row) => row.name).join(', ')}`);
     expect(withoutPrimaryKey.map((row) => row.name)).to.deep.equal([]);
+  });
+
+  // --- 6b ---------------------------------------------------------------------------------------------------------
+
+  it('6b. 100 calls counting two deprecated elements at once, 50 through node 1 and 50 through node 2: each daily count is exactly 100', async () => {
+    const node2 = knexOnNode(2, databaseName as string);
+    try {
+      const log = createLogger('silent');
+      const through = (database: Database) => ({ db: database, metrics: new Metrics(database), log });
+      const nodes = [through(node1()), through(node2)] as const;
+      const use = { siteId: site.id, client: app.client, api: 'graphql' as const, elements: ['Course.slug', 'Query.courses(after:)'] };
+      const now = new Date();
+      const started = Date.now();
+      // A count that lost its conflict more often than the retries allow is logged and dropped: the sums would show it.
+      await Promise.all(Array.from({ length: 100 }, (_, index) => recordDeprecatedUses(index % 2 === 0 ? nodes[0] : nodes[1], use, now)));
+      const counts = await onNode<{ element: string; uses: number }>(3, 'SELECT element, uses FROM deprecation_usage WHERE site_id = ? ORDER BY element', [site.id], databaseName);
+      say(`${counts.map((row) => `${row.element} ${Number(row.uses)}`).join(', ')} after ${Date.now() - started} ms`);
+      expect(counts.map((row) => [row.element, Number(row.uses)])).to.deep.equal([
+        ['Course.slug', 100],
+        ['Query.courses(after:)', 100],
+      ]);
+    } finally {
+      await node2.destroy();
+    }
   });
 
   // --- 7 ----------------------------------------------------------------------------------------------------------
