@@ -14,13 +14,12 @@ import { expect } from 'chai';
 import ts from 'typescript';
 import { createUser, type User } from '../src/accounts/users.js';
 import { grantRole, type Role } from '../src/accounts/roles.js';
-import { EXTRA_CA_ENV } from '../src/oauth/metadata-document/index.js';
 import { html, Html, joinHtml, safeUrl, trustedHtml } from '../src/pages/html.js';
 import { AdminApi, issueToken, type Schemas } from './support/admin.js';
 import { browserRequest, buildAuthorizationUrl, CookieJar, createPkcePair, findForm, type BrowserAnswer } from './support/authorize-flow.js';
 import { describeEachDatabase } from './support/databases.js';
 import { startTestServer, type TestServer } from './support/server.js';
-import { createTestCa, json, startDocumentServer, type DocumentServer, type TestCa } from './support/test-ca.js';
+import { json, useTrustedDocumentServer } from './support/test-ca.js';
 
 const RLO = '\u202E';
 /** Every attack at once: markup, both attribute break-outs, a script-block break-out, template syntax, an entity, a bidi override. */
@@ -267,23 +266,7 @@ async function post(jar: CookieJar, page: Page, action: string, values: Array<[s
 }
 
 describe('html: every page with hostile operator data', () => {
-  let ca: TestCa;
-  let documents: DocumentServer;
-  let previousCaFile: string | undefined;
-
-  before(async function () {
-    this.timeout(60000);
-    ca = createTestCa();
-    documents = await startDocumentServer(ca);
-    previousCaFile = process.env[EXTRA_CA_ENV];
-    process.env[EXTRA_CA_ENV] = ca.caFile;
-  });
-  after(async () => {
-    if (previousCaFile === undefined) delete process.env[EXTRA_CA_ENV];
-    else process.env[EXTRA_CA_ENV] = previousCaFile;
-    await documents?.close();
-    ca?.cleanup();
-  });
+  const trusted = useTrustedDocumentServer();
 
   describeEachDatabase('pages', (scratch) => {
     let server: TestServer;
@@ -345,10 +328,10 @@ describe('html: every page with hostile operator data', () => {
 
       // A Client ID Metadata Document names itself: its client_name is shown like an operator's application name.
       const prefix = `/${scratch().kind}`;
-      documentClientId = documents.url(`${prefix}/tool.json`);
-      documents.route(`${prefix}/tool.json`, json({ client_id: documentClientId, client_name: `Tool ${HOSTILE}`, redirect_uris: ['https://localhost/oauth/callback'], token_endpoint_auth_method: 'none' }));
-      refusedDocumentClientId = documents.url(`${prefix}/refused.json`);
-      documents.route(`${prefix}/refused.json`, json({ client_id: refusedDocumentClientId, client_name: `Refused ${HOSTILE}`, redirect_uris: [`https://elsewhere.example/${HOSTILE}`], token_endpoint_auth_method: 'none' }));
+      documentClientId = trusted.server.url(`${prefix}/tool.json`);
+      trusted.server.route(`${prefix}/tool.json`, json({ client_id: documentClientId, client_name: `Tool ${HOSTILE}`, redirect_uris: ['https://localhost/oauth/callback'], token_endpoint_auth_method: 'none' }));
+      refusedDocumentClientId = trusted.server.url(`${prefix}/refused.json`);
+      trusted.server.route(`${prefix}/refused.json`, json({ client_id: refusedDocumentClientId, client_name: `Refused ${HOSTILE}`, redirect_uris: [`https://elsewhere.example/${HOSTILE}`], token_endpoint_auth_method: 'none' }));
     });
     after(() => server.stop());
 

@@ -15,7 +15,7 @@ import { resolveRequestedScopes } from '../src/oauth/scope-policy.js';
 import { setMetadataDocumentHosts } from '../src/sites/registration-policy.js';
 import { createSite, updateSite, type Site } from '../src/sites/sites.js';
 import { describeEachDatabase } from './support/databases.js';
-import { createTestCa, json, startDocumentServer, type DocumentServer, type TestCa } from './support/test-ca.js';
+import { json, useTrustedDocumentServer } from './support/test-ca.js';
 
 async function refusal(promise: Promise<unknown>): Promise<MetadataDocumentRefusedError> {
   try {
@@ -36,24 +36,7 @@ async function expectRefused(promise: Promise<unknown>, reason: RefusalReason, t
 
 /** Everything runs against one local HTTPS document server whose throwaway CA is trusted via SCHOOLGATE_EXTRA_CA_FILE. */
 describe('Client ID Metadata Documents over local HTTPS', () => {
-  let ca: TestCa;
-  let server: DocumentServer;
-  let previousCaFile: string | undefined;
-
-  before(async function () {
-    this.timeout(120_000);
-    ca = createTestCa();
-    server = await startDocumentServer(ca);
-    previousCaFile = process.env[EXTRA_CA_ENV];
-    process.env[EXTRA_CA_ENV] = ca.caFile;
-  });
-
-  after(async () => {
-    if (previousCaFile === undefined) delete process.env[EXTRA_CA_ENV];
-    else process.env[EXTRA_CA_ENV] = previousCaFile;
-    await server?.close();
-    ca?.cleanup();
-  });
+  const trusted = useTrustedDocumentServer();
 
   describeEachDatabase('Client ID Metadata Documents (spec, Authentication 5)', (scratch) => {
     let site: Site;
@@ -75,11 +58,11 @@ describe('Client ID Metadata Documents over local HTTPS', () => {
     /** Serves a valid document at `name` (overridable) and returns its client_id. */
     function serve(name: string, overrides: Record<string, unknown> = {}, headers: Record<string, string> = {}, host = 'localhost'): string {
       const pathname = `${prefix}/${name}.json`;
-      const clientId = server.url(pathname, host);
-      server.route(pathname, json({ client_id: clientId, client_name: `Tool ${name}`, redirect_uris: [`https://${host}/oauth/callback`], token_endpoint_auth_method: 'none', ...overrides }, headers));
+      const clientId = trusted.server.url(pathname, host);
+      trusted.server.route(pathname, json({ client_id: clientId, client_name: `Tool ${name}`, redirect_uris: [`https://${host}/oauth/callback`], token_endpoint_auth_method: 'none', ...overrides }, headers));
       return clientId;
     }
-    const hits = (clientId: string) => server.requests(new URL(clientId).pathname).length;
+    const hits = (clientId: string) => trusted.server.requests(new URL(clientId).pathname).length;
 
     it('accepts a document from an allowlisted host, even on a private address, as an unreviewed public operator client', async () => {
       const clientId = serve('allowlisted', { scope: 'openid profile courses:read courses:write account:read other-server:scope', redirect_uris: ['https://localhost/oauth/callback', 'http://127.0.0.1:53682/callback'] });
@@ -97,7 +80,7 @@ describe('Client ID Metadata Documents over local HTTPS', () => {
         // The document's scope ∩ operator scopes: account:read is member-only, other-server:scope unknown.
         scopes: ['openid', 'profile', 'courses:read', 'courses:write'],
       });
-      const headers = server.requests(new URL(clientId).pathname)[0];
+      const headers = trusted.server.requests(new URL(clientId).pathname)[0];
       expect(headers?.accept).to.equal('application/json');
     });
 
@@ -131,7 +114,7 @@ describe('Client ID Metadata Documents over local HTTPS', () => {
 
     it('refuses a document whose client_id is not its URL', async () => {
       const clientId = serve('mismatch');
-      server.route(new URL(clientId).pathname, json({ client_id: `${clientId}?v=2`, client_name: 'Mismatch', redirect_uris: ['https://localhost/cb'] }));
+      trusted.server.route(new URL(clientId).pathname, json({ client_id: `${clientId}?v=2`, client_name: 'Mismatch', redirect_uris: ['https://localhost/cb'] }));
       await expectRefused(resolveClient(db(), await policy(['localhost']), clientId), 'invalid_document', 'client_id must equal');
     });
 
@@ -152,18 +135,18 @@ describe('Client ID Metadata Documents over local HTTPS', () => {
       const many = await refusal(resolveClient(db(), site, serve('many', { client_name: '', redirect_uris: [], scope: 'account:read' })));
       expect(many.message).to.contain('client_name').and.contain('redirect_uris').and.contain('scope');
       const pathname = `${prefix}/not-json.json`;
-      server.route(pathname, (_request, response) => void response.writeHead(200, { 'Content-Type': 'application/json' }).end('{nope'));
-      await expectRefused(resolveClient(db(), site, server.url(pathname)), 'invalid_document', 'not valid JSON');
+      trusted.server.route(pathname, (_request, response) => void response.writeHead(200, { 'Content-Type': 'application/json' }).end('{nope'));
+      await expectRefused(resolveClient(db(), site, trusted.server.url(pathname)), 'invalid_document', 'not valid JSON');
       const html = `${prefix}/html.json`;
-      server.route(html, (_request, response) => void response.writeHead(200, { 'Content-Type': 'text/html' }).end('<html></html>'));
-      await expectRefused(resolveClient(db(), site, server.url(html)), 'invalid_document', 'application/json');
-      await expectRefused(resolveClient(db(), site, server.url(`${prefix}/missing.json`)), 'http_status', 'HTTP 404');
+      trusted.server.route(html, (_request, response) => void response.writeHead(200, { 'Content-Type': 'text/html' }).end('<html></html>'));
+      await expectRefused(resolveClient(db(), site, trusted.server.url(html)), 'invalid_document', 'application/json');
+      await expectRefused(resolveClient(db(), site, trusted.server.url(`${prefix}/missing.json`)), 'http_status', 'HTTP 404');
     });
 
     it('refuses client_id URLs that are not in canonical form before any fetch', async () => {
       const site = await policy(['localhost']);
-      const base = `https://localhost:${server.port}`;
-      for (const clientId of [`${base}`, `${base}/`, `https://LOCALHOST:${server.port}/a.json`, `${base}/a/../b.json`, `${base}/a.json#x`, `https://user@localhost:${server.port}/a.json`]) {
+      const base = `https://localhost:${trusted.server.port}`;
+      for (const clientId of [`${base}`, `${base}/`, `https://LOCALHOST:${trusted.server.port}/a.json`, `${base}/a/../b.json`, `${base}/a.json#x`, `https://user@localhost:${trusted.server.port}/a.json`]) {
         await expectRefused(resolveClient(db(), site, clientId), 'invalid_client_id');
       }
     });
@@ -173,8 +156,8 @@ describe('Client ID Metadata Documents over local HTTPS', () => {
       const big = { client_name: 'Big', padding: 'x'.repeat(70 * 1024) };
       await expectRefused(resolveClient(db(), site, serve('oversize', big)), 'too_large', `${64 * 1024} bytes`);
       const pathname = `${prefix}/streamed.json`;
-      const clientId = server.url(pathname);
-      server.route(pathname, (_request, response) => {
+      const clientId = trusted.server.url(pathname);
+      trusted.server.route(pathname, (_request, response) => {
         response.writeHead(200, { 'Content-Type': 'application/json' });
         response.write(`{"client_id":"${clientId}","padding":"`);
         const chunk = 'y'.repeat(8 * 1024);
@@ -188,20 +171,20 @@ describe('Client ID Metadata Documents over local HTTPS', () => {
 
     it('times out a slow server', async () => {
       const pathname = `${prefix}/slow.json`;
-      server.route(pathname, (_request, response) => {
+      trusted.server.route(pathname, (_request, response) => {
         const timer = setTimeout(() => response.writeHead(200, { 'Content-Type': 'application/json' }).end('{}'), 3000);
         response.on('close', () => clearTimeout(timer));
       });
       const started = Date.now();
-      await expectRefused(resolveClient(db(), await policy(['localhost']), server.url(pathname), { timeoutMs: 300 }), 'timeout', '300 ms');
+      await expectRefused(resolveClient(db(), await policy(['localhost']), trusted.server.url(pathname), { timeoutMs: 300 }), 'timeout', '300 ms');
       expect(Date.now() - started).to.be.below(2000);
     });
 
     it('does not follow redirects, not even to the same host', async () => {
       const target = serve('redirect-target');
       const pathname = `${prefix}/redirect.json`;
-      server.route(pathname, (_request, response) => void response.writeHead(302, { Location: target }).end());
-      await expectRefused(resolveClient(db(), await policy(['localhost']), server.url(pathname)), 'redirect', 'HTTP 302');
+      trusted.server.route(pathname, (_request, response) => void response.writeHead(302, { Location: target }).end());
+      await expectRefused(resolveClient(db(), await policy(['localhost']), trusted.server.url(pathname)), 'redirect', 'HTTP 302');
       expect(hits(target)).to.equal(0);
     });
 
@@ -212,7 +195,7 @@ describe('Client ID Metadata Documents over local HTTPS', () => {
       try {
         await expectRefused(resolveClient(db(), site, clientId), 'fetch_failed', 'could not be fetched');
       } finally {
-        process.env[EXTRA_CA_ENV] = ca.caFile;
+        process.env[EXTRA_CA_ENV] = trusted.ca.caFile;
       }
     });
 
@@ -230,20 +213,20 @@ describe('Client ID Metadata Documents over local HTTPS', () => {
 
       // Eleven minutes later the copy is stale: a conditional GET, answered 304, renews it without a new body.
       const pathname = new URL(clientId).pathname;
-      server.route(pathname, (request, response) => {
+      trusted.server.route(pathname, (request, response) => {
         if (request.headers['if-none-match'] === '"v1"') response.writeHead(304, { 'Cache-Control': 'max-age=600', ETag: '"v1"' }).end();
         else json({ client_id: clientId, client_name: 'Changed', redirect_uris: ['https://localhost/cb'] })(request, response);
       });
       const later = new Date(Date.now() + 11 * 60 * 1000);
       const third = await resolveClient(db(), site, clientId, { now: () => later });
       expect(hits(clientId)).to.equal(2);
-      expect(server.requests(pathname)[1]?.['if-none-match']).to.equal('"v1"');
+      expect(trusted.server.requests(pathname)[1]?.['if-none-match']).to.equal('"v1"');
       expect(third?.client.name).to.equal('Tool cached');
       await resolveClient(db(), site, clientId, { now: () => later });
       expect(hits(clientId)).to.equal(2);
 
       // A changed document (new ETag) replaces the registration once the copy is stale again.
-      server.route(pathname, json({ client_id: clientId, client_name: 'Tool cached v2', redirect_uris: ['https://localhost/cb2'] }, { ETag: '"v2"' }));
+      trusted.server.route(pathname, json({ client_id: clientId, client_name: 'Tool cached v2', redirect_uris: ['https://localhost/cb2'] }, { ETag: '"v2"' }));
       const evenLater = new Date(later.getTime() + 11 * 60 * 1000);
       const fourth = await resolveClient(db(), site, clientId, { now: () => evenLater });
       expect(fourth?.client).to.deep.include({ name: 'Tool cached v2', redirectUris: ['https://localhost/cb2'] });
@@ -280,7 +263,7 @@ describe('Client ID Metadata Documents over local HTTPS', () => {
     });
 
     it('resolves a registered client whose client_id happens to be an https URL without fetching', async () => {
-      const clientId = server.url(`${prefix}/registered.json`);
+      const clientId = trusted.server.url(`${prefix}/registered.json`);
       await createClient(db(), site.id, { clientId, name: 'Registered', audience: 'operator', confidential: true, scopes: ['courses:read'], redirectUris: ['https://registered.example/cb'] });
       const resolved = await resolveClient(db(), await policy([]), clientId);
       expect(resolved?.client.kind).to.equal('operator_created');

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { EXTRA_CA_ENV } from '../../src/oauth/metadata-document/index.js';
 
 /**
  * A throwaway certificate authority and a server certificate it signed for localhost, 127.0.0.1 and ::1, made at test
@@ -97,4 +98,33 @@ export async function startDocumentServer(ca: TestCa): Promise<DocumentServer> {
         server.close(() => resolve());
       }),
   };
+}
+
+export interface TrustedDocumentServer {
+  ca: TestCa;
+  server: DocumentServer;
+}
+
+/**
+ * For the enclosing describe: a local HTTPS document server whose throwaway CA the fetcher trusts through
+ * SCHOOLGATE_EXTRA_CA_FILE (the previous value comes back afterwards). Registers the mocha hooks; the fields are set
+ * once the describe's `before` hooks have run.
+ */
+export function useTrustedDocumentServer(): TrustedDocumentServer {
+  const trusted = {} as TrustedDocumentServer;
+  let previousCaFile: string | undefined;
+  before(async function () {
+    this.timeout(120_000);
+    trusted.ca = createTestCa();
+    trusted.server = await startDocumentServer(trusted.ca);
+    previousCaFile = process.env[EXTRA_CA_ENV];
+    process.env[EXTRA_CA_ENV] = trusted.ca.caFile;
+  });
+  after(async () => {
+    if (previousCaFile === undefined) delete process.env[EXTRA_CA_ENV];
+    else process.env[EXTRA_CA_ENV] = previousCaFile;
+    await trusted.server?.close();
+    trusted.ca?.cleanup();
+  });
+  return trusted;
 }
