@@ -190,7 +190,7 @@ describe('contract deprecations: lint, diff policy, changelog', function () {
       expect(graphql).to.include(`#### Deprecated\n\n- \`Course.slug\`: use \`Course.title\` instead; sunset ${SUNSET}.`);
       expect(graphql).to.include('#### Scopes changed\n\n- `Query.viewer`: The scope `Query.viewer` needs changed from `account:read` to `account:read` or `account:write`.');
       const admin = text.slice(text.indexOf('### Admin REST API'), text.indexOf('## 0.1.0'));
-      expect(admin).to.include('#### Removed\n\n- **Breaking:** `DELETE /oauth-applications/{clientId}`');
+      expect(admin).to.include('#### Removed\n\n- **Breaking:** `DELETE /oauth-applications/{clientId}`: The operation `deleteOAuthApplication` was removed.');
       expect(graphql.indexOf('#### Added')).to.be.below(graphql.indexOf('#### Deprecated'));
       expect(graphql.indexOf('#### Deprecated')).to.be.below(graphql.indexOf('#### Scopes changed'));
       expect(text.endsWith('## 0.1.0 — 2026-11-24\n\nFirst release.\n')).to.equal(true);

@@ -12,8 +12,9 @@ import { UsageError, type ContractSources } from './sources.js';
  * narrowed request enums are breaking). Reported per operation (`paths`) and for the OAuth scopes
  * (`components.securitySchemes`); the other `components` entries are reached through the operations that use them.
  *
- * Deprecations follow the policy (deprecation-policy.ts): the edits of `deprecated`, `x-deprecated-since`, `x-sunset` and `x-replaced-by`
- * become one `deprecated` change per element, and removing a deprecated operation is judged against its sunset date.
+ * Deprecations follow the policy (deprecation-policy.ts): the edits of `deprecated`, `x-deprecated-since`, `x-sunset`
+ * and `x-replaced-by` become one `deprecated` change per element, and removing a deprecated operation is judged against
+ * its sunset date.
  */
 
 const DEPRECATION_KEYS = new Set(['deprecated', 'x-deprecated-since', 'x-sunset', 'x-replaced-by']);
@@ -65,7 +66,15 @@ function messageOf(diff: Diff, where: string): string {
     if (diff.path.includes('scopes') && diff.action === 'remove') return `The scope \`${String(scope)}\` was removed from the OAuth scheme.`;
     if (diff.path.includes('scopes') && diff.action === 'add') return `The scope \`${String(scope)}\` was added to the OAuth scheme.`;
   }
-  return diff.description ?? `${diff.action} at ${pointer(diff.path)}`;
+  const [section, , method] = diff.path;
+  if (section === 'paths' && diff.path.length === 3 && typeof method === 'string' && METHODS.has(method) && (diff.action === 'add' || diff.action === 'remove')) {
+    const operation = (diff.action === 'add' ? diff.after : diff.before) as { operationId?: unknown; summary?: unknown } | undefined;
+    const name = typeof operation?.operationId === 'string' ? ` \`${operation.operationId}\`` : '';
+    if (diff.action === 'remove') return `The operation${name} was removed.`;
+    return `New operation${name}${typeof operation?.summary === 'string' ? `: ${operation.summary}` : ''}.`;
+  }
+  // api-smart-diff starts its descriptions with the action in brackets: "[Removed] property …" reads "Removed property …".
+  return diff.description?.replace(/^\[([^\]]*)\]\s*/, '$1 ') ?? `${diff.action} at ${pointer(diff.path)}`;
 }
 
 /** The deprecation a removal at `path` takes away: the element's own, or the latest of a path whose operations all were. */
