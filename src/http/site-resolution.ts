@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import type { Database } from '../db/connection.js';
 import { AppError, SiteNotFoundError } from '../shared/errors.js';
 import type { SiteCache } from '../sites/site-cache.js';
+import type { Site } from '../sites/sites.js';
 import type { SiteState } from './state.js';
 
 /** Origins already worked out, by `protocol://host` as received; bounded, since Host is the client's to choose. */
@@ -31,14 +32,21 @@ export function requestOrigin(protocol: string, host: string): string | null {
  * Sites come from the process's cache (src/sites/site-cache.ts).
  */
 export function siteResolution(db: Database, sites: SiteCache): Middleware<SiteState> {
-  return async (ctx, next) => {
-    const origin = requestOrigin(ctx.protocol, ctx.host);
-    if (origin === null) throw new AppError(400, 'invalid_request', 'the request has no usable Host header');
-    const site = await sites.find(db, origin);
-    if (!site) throw new SiteNotFoundError(origin);
+  const enter = (ctx: Parameters<Middleware<SiteState>>[0], site: Site, next: () => Promise<unknown>) => {
     ctx.state.site = site;
     // The request's own child logger (request-id.ts) takes the site too: one child per request, not two.
     ctx.state.log.setBindings({ siteId: site.id });
-    await next();
+    return next();
+  };
+  // Not async: a site already in the cache costs the request no wait (a throw here rejects, as in an async function).
+  return (ctx, next) => {
+    const origin = requestOrigin(ctx.protocol, ctx.host);
+    if (origin === null) throw new AppError(400, 'invalid_request', 'the request has no usable Host header');
+    const cached = sites.fresh(origin);
+    if (cached) return enter(ctx, cached, next);
+    return sites.find(db, origin).then((site) => {
+      if (!site) throw new SiteNotFoundError(origin);
+      return enter(ctx, site, next);
+    });
   };
 }

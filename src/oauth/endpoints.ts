@@ -12,6 +12,9 @@ export const OAUTH_PATHS = {
   introspect: '/api/oauth/introspect',
 } as const;
 
+/** Where every token-side endpoint (token, userinfo, revocation, registration, introspection) lives. */
+export const OAUTH_API_PREFIX = '/api/oauth/';
+
 /** `{base_url}{path}` for a site. */
 export function siteUrl(origin: string, path: string): string {
   return `${origin}${path}`;

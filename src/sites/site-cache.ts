@@ -10,6 +10,8 @@ interface Entry {
 export interface SiteCache {
   /** The site of an origin, from the cache while its entry is fresh; an unknown origin is asked of the database each time. */
   find(db: Database, origin: string): Promise<Site | null>;
+  /** The site of an origin while its entry is fresh, without a wait; undefined when `find` would read it. */
+  fresh(origin: string): Site | undefined;
 }
 
 /**
@@ -21,10 +23,15 @@ export interface SiteCache {
  */
 export function createSiteCache(lifetimeMs: number, clock: () => number = Date.now): SiteCache {
   const entries = new Map<string, Entry>();
+  const fresh = (origin: string): Site | undefined => {
+    const entry = entries.get(origin);
+    return entry && entry.generation === siteWriteGeneration() && clock() - entry.fetchedAt < lifetimeMs ? entry.site : undefined;
+  };
   return {
+    fresh,
     async find(db, origin) {
-      const entry = entries.get(origin);
-      if (entry && entry.generation === siteWriteGeneration() && clock() - entry.fetchedAt < lifetimeMs) return entry.site;
+      const cached = fresh(origin);
+      if (cached) return cached;
       const readAt = clock();
       const readGeneration = siteWriteGeneration();
       const site = await findSiteByOrigin(db, origin);
