@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import type * as oauth from 'oauth4webapi';
 import type { User } from '../src/accounts/users.js';
 import { describeEachDatabase } from './support/databases.js';
-import { discover, exchangeCode, issueCode, makeClient, makeUser, postForm, type TestClient } from './support/oauth-fixtures.js';
+import { signInWithPassword } from '../src/accounts/sign-in.js';
+import { discover, exchangeCode, issueCode, makeClient, makeUser, PASSWORD, postForm, type TestClient } from './support/oauth-fixtures.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
@@ -59,5 +60,13 @@ describeEachDatabase('OAuth hot paths: SQL statements per request (issue 12)', (
     const again = await counted(refresh);
     expect(again.result.status).to.equal(200);
     expect(again.statements, again.statements.join('\n')).to.have.length(6);
+  });
+
+  it('sign-in: the account, its name at the site and both of its password hashes (the site’s and its own) in one statement', async () => {
+    const signIn = await counted(() => signInWithPassword(db(), { siteId: server.siteA.id, email: member.email, password: PASSWORD, clientAddress: '198.51.100.7' }));
+    expect(signIn.result.kind).to.equal('signed_in');
+    const accountReads = signIn.statements.filter((sql) => /\busers\b/.test(sql));
+    expect(accountReads, signIn.statements.join('\n')).to.have.length(1);
+    expect(accountReads[0]).to.match(/site_memberships/);
   });
 });

@@ -3,7 +3,7 @@ import type { Database } from '../db/connection.js';
 import { hit, release } from '../shared/rate-limit.js';
 import { sha256Hex } from '../shared/random.js';
 import { hashPassword, verifyPassword } from './passwords.js';
-import { findUserByEmail, getUserAt, normalizeEmail, type User } from './users.js';
+import { findSignInAccountAt, normalizeEmail, type User } from './users.js';
 
 /**
  * Password sign-in with rate limits per account and per client address, counted in the database so every instance
@@ -62,32 +62,15 @@ function hashForMissingAccount(): Promise<string> {
   return dummyHash;
 }
 
-/**
- * The password hashes that sign the account in at this site: the one this site gave it (import), then the account's
- * own. Another site's password never counts here (docs/data-model.md, Accounts shared by schools).
- */
-async function passwordHashesAt(db: Database, siteId: number, email: string): Promise<{ userId: number; hashes: string[] } | null> {
-  let account: Awaited<ReturnType<typeof findUserByEmail>> = null;
-  try {
-    account = await findUserByEmail(db, email);
-  } catch {
-    return null; // a malformed email names no account
-  }
-  if (!account) return null;
-  const membership: { password_hash: string | null } | undefined = await db('site_memberships').where({ site_id: siteId, user_id: account.id }).first('password_hash');
-  const hashes = [membership?.password_hash, account.passwordHash].filter((hash): hash is string => typeof hash === 'string');
-  return { userId: account.id, hashes };
-}
-
 async function checkPassword(db: Database, siteId: number, email: string, password: string): Promise<User | null> {
   if (password.length > MAX_PASSWORD_LENGTH) return null;
-  const found = await passwordHashesAt(db, siteId, email);
-  if (!found || found.hashes.length === 0) {
+  const found = await findSignInAccountAt(db, siteId, email);
+  if (!found || found.passwordHashes.length === 0) {
     // One verification anyway: an unknown email, or an account without a password, costs what a wrong password costs.
     await verifyPassword(password, await hashForMissingAccount());
     return null;
   }
-  for (const hash of found.hashes) if (await verifyPassword(password, hash)) return getUserAt(db, siteId, found.userId);
+  for (const hash of found.passwordHashes) if (await verifyPassword(password, hash)) return found.user;
   return null;
 }
 

@@ -1,7 +1,7 @@
 import { requireDate, type Database } from '../db/connection.js';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { hashPassword } from './passwords.js';
-import { joinSiteProfile, profileColumn } from './site-profiles.js';
+import { joinSiteProfile, profileColumn, SITE_PROFILE } from './site-profiles.js';
 
 export interface User {
   id: number;
@@ -51,12 +51,36 @@ export async function getUser(db: Database, id: number): Promise<User> {
   return userFromRow(row);
 }
 
+/** Accounts with their name and picture at a site (the school's, else the account's own): the columns of userFromRow. */
+function usersAt(db: Database, siteId: number) {
+  return joinSiteProfile(db('users'), siteId, 'users.id').select('users.id', 'users.email', profileColumn(db, 'name', 'name'), profileColumn(db, 'avatar_url', 'avatar_url'), 'users.created_at');
+}
+
 /** The account as a site shows it: its name and picture at that site (the school's, else the account's own). */
 export async function getUserAt(db: Database, siteId: number, id: number): Promise<User> {
-  const row: Omit<UserRow, 'password_hash'> | undefined = await joinSiteProfile(db('users').where('users.id', id), siteId, 'users.id')
-    .first('users.id', 'users.email', profileColumn(db, 'name', 'name'), profileColumn(db, 'avatar_url', 'avatar_url'), 'users.created_at');
+  const row: Omit<UserRow, 'password_hash'> | undefined = await usersAt(db, siteId).where('users.id', id).first();
   if (!row) throw new NotFoundError(`user ${id} does not exist`, 'user_not_found');
   return userFromRow(row);
+}
+
+/**
+ * The account of an email as a site shows it, with the password hashes that sign it in there: the one the site gave
+ * it (an import), then the account's own; another site's never (docs/data-model.md, Accounts shared by schools). One
+ * statement. Null for an unknown or malformed email.
+ */
+export async function findSignInAccountAt(db: Database, siteId: number, email: string): Promise<{ user: User; passwordHashes: string[] } | null> {
+  let normalized: string;
+  try {
+    normalized = normalizeEmail(email);
+  } catch {
+    return null;
+  }
+  const row: (UserRow & { site_password_hash: string | null }) | undefined = await usersAt(db, siteId)
+    .select('users.password_hash', `${SITE_PROFILE}.password_hash as site_password_hash`)
+    .where('users.email', normalized)
+    .first();
+  if (!row) return null;
+  return { user: userFromRow(row), passwordHashes: [row.site_password_hash, row.password_hash].filter((hash): hash is string => typeof hash === 'string') };
 }
 
 export interface NewUser {
