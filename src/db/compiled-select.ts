@@ -9,9 +9,12 @@ import { isMysql, type Database } from './connection.js';
  * an array or a raw fragment), so that the SQL text is the same whatever the values are.
  */
 export function compiledSelect<Row, Values extends readonly Knex.Value[]>(build: (db: Database, ...values: Values) => Knex.QueryBuilder): (db: Database, ...values: Values) => Promise<Row[]> {
-  const sqlByDialect = new Map<string, string>();
+  const sqlByDialect = new Map<'mysql' | 'sqlite', string>();
   return async (db, ...values) => {
-    const dialect = String(db.client.config.client);
+    // The two stores the product runs on. (The SQLite client is configured as a driver class, whose text would make
+    // a costly map key.)
+    const mysql = isMysql(db);
+    const dialect = mysql ? 'mysql' : 'sqlite';
     let sql = sqlByDialect.get(dialect);
     if (sql === undefined) {
       const built = build(db, ...values).toSQL();
@@ -23,6 +26,6 @@ export function compiledSelect<Row, Values extends readonly Knex.Value[]>(build:
     }
     const result: unknown = await db.raw(sql, [...values]);
     // knex hands back the driver's answer to a raw statement: [rows, fields] from mysql2, the rows from better-sqlite3.
-    return (isMysql(db) ? (result as [Row[], unknown])[0] : result) as Row[];
+    return (mysql ? (result as [Row[], unknown])[0] : result) as Row[];
   };
 }
