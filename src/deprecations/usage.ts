@@ -51,7 +51,6 @@ export async function recordDeprecatedUses(
 export interface ElementUsage {
   api: DeprecatedApi;
   element: string;
-  clientRef: number;
   clientId: string;
   clientName: string;
   uses: number;
@@ -61,7 +60,6 @@ export interface ElementUsage {
 interface UsageRow {
   api: string;
   element: string;
-  client_ref: number;
   client_id: string;
   client_name: string;
   uses: number | string;
@@ -78,14 +76,13 @@ export async function deprecationUsage(db: Database, siteId: number, days: numbe
     .where('u.site_id', siteId)
     .andWhere('u.day', '>=', firstDayOf(days, now))
     .groupBy('u.api', 'u.element', 'u.client_ref', 'c.client_id', 'c.name')
-    .select('u.api', 'u.element', 'u.client_ref', 'c.client_id', 'c.name as client_name')
+    .select('u.api', 'u.element', 'c.client_id', 'c.name as client_name')
     .sum({ uses: 'u.uses' })
     .max({ last_used_at: 'u.last_used_at' })
     .orderBy([{ column: 'uses', order: 'desc' }, 'u.api', 'u.element', 'c.client_id'])) as UsageRow[];
   return rows.map((row) => ({
     api: row.api === 'admin' ? 'admin' : 'graphql',
     element: row.element,
-    clientRef: Number(row.client_ref),
     clientId: row.client_id,
     clientName: row.client_name,
     uses: Number(row.uses),
