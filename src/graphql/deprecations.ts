@@ -13,6 +13,7 @@ import {
   type DocumentNode,
   type GraphQLInputType,
   type GraphQLSchema,
+  type OperationDefinitionNode,
 } from 'graphql';
 import { graphqlCatalog, type KnownDeprecation } from '../deprecations/catalog.js';
 
@@ -41,8 +42,7 @@ export function deprecationTracker(schema: GraphQLSchema): DeprecationTracker | 
   });
   const inDocument = new WeakMap<DocumentNode, Map<string, ReadonlySet<string>>>();
 
-  function selected(document: DocumentNode, operationName: string | null | undefined): ReadonlySet<string> {
-    const operation = getOperationAST(document, operationName);
+  function selected(document: DocumentNode, operation: OperationDefinitionNode | null | undefined): ReadonlySet<string> {
     const key = operation?.name?.value ?? '';
     let byOperation = inDocument.get(document);
     const cached = byOperation?.get(key);
@@ -108,10 +108,11 @@ export function deprecationTracker(schema: GraphQLSchema): DeprecationTracker | 
 
   return {
     usedBy(document, operationName, variables) {
-      let coordinates = selected(document, operationName);
+      const operation = getOperationAST(document, operationName);
+      let coordinates = selected(document, operation);
       if (inVariables) {
         const found = new Set(coordinates);
-        for (const definition of getOperationAST(document, operationName)?.variableDefinitions ?? []) {
+        for (const definition of operation?.variableDefinitions ?? []) {
           const type = typeFromAST(schema, definition.type);
           if (type) walkValue(type as GraphQLInputType, variables[definition.variable.name.value], found);
         }

@@ -76,10 +76,12 @@ function sendResponse(ctx: SiteContext, response: WrittenResponse): void {
 
 export function adminApi(services: Services): Middleware<SiteState> {
   const { db, logger, metrics } = services;
-  // Two parses of the YAML: this one for the policies, another for openapi-backend, which dereferences it in place.
-  const policies = readOperationPolicies(readContract());
+  // Two copies of the parsed YAML: this one for the policies and the deprecations, another for openapi-backend, which
+  // dereferences it in place.
+  const contract = readContract();
+  const policies = readOperationPolicies(contract);
   checkHandlersCoverContract(policies);
-  const deprecated = deprecatedOperations(readContract());
+  const deprecated = deprecatedOperations(contract);
 
   /** Binds one handler: the validated request, typed as the contract says, scoped to the request's site. */
   function operationHandler<K extends OperationId>(operationId: K, handler: AdminHandler<K>) {

@@ -1,4 +1,5 @@
 import { adminCatalog, type KnownDeprecation } from '../../deprecations/catalog.js';
+import { operationsOf } from '../../contract/deprecations/openapi.js';
 import { DOCS_PATHS } from '../../docs/paths.js';
 
 /**
@@ -14,23 +15,12 @@ export interface DeprecatedOperation {
   headers(origin: string): Record<string, string>;
 }
 
-const PATH_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** operationId → its first tag: the reference page's deep link is `#/<tag>/<operationId>`. */
 function tagsOf(document: unknown): Map<string, string> {
   const tags = new Map<string, string>();
-  const paths = isRecord(document) && isRecord(document.paths) ? document.paths : {};
-  for (const item of Object.values(paths)) {
-    if (!isRecord(item)) continue;
-    for (const [method, operation] of Object.entries(item)) {
-      if (!PATH_METHODS.has(method) || !isRecord(operation) || typeof operation.operationId !== 'string') continue;
-      const [tag] = Array.isArray(operation.tags) ? operation.tags : [];
-      if (typeof tag === 'string') tags.set(operation.operationId, tag);
-    }
+  for (const { operationId, operation } of operationsOf(document)) {
+    const [tag] = Array.isArray(operation.tags) ? operation.tags : [];
+    if (typeof tag === 'string') tags.set(operationId, tag);
   }
   return tags;
 }

@@ -62,15 +62,20 @@ export function openapiDeprecations(document: unknown): Deprecation[] {
   return found.sort((a, b) => (a.pointer ?? '').localeCompare(b.pointer ?? ''));
 }
 
-/** operationId → its JSON pointer, to check that `x-replaced-by` names a real operation. */
-export function operationIds(document: unknown): Map<string, string> {
-  const ids = new Map<string, string>();
+/** Every operation of the document that has an operationId, with where it is. */
+export function operationsOf(document: unknown): Array<{ operationId: string; route: string; method: string; operation: Record<string, unknown> }> {
+  const found: Array<{ operationId: string; route: string; method: string; operation: Record<string, unknown> }> = [];
   const paths = isRecord(document) && isRecord(document.paths) ? document.paths : {};
   for (const [route, item] of Object.entries(paths)) {
     if (!isRecord(item)) continue;
     for (const [method, operation] of Object.entries(item)) {
-      if (METHODS.has(method) && isRecord(operation) && typeof operation.operationId === 'string') ids.set(operation.operationId, pointerOf(['paths', route, method]));
+      if (METHODS.has(method) && isRecord(operation) && typeof operation.operationId === 'string') found.push({ operationId: operation.operationId, route, method, operation });
     }
   }
-  return ids;
+  return found;
+}
+
+/** operationId → its JSON pointer, to check that `x-replaced-by` names a real operation. */
+export function operationIds(document: unknown): Map<string, string> {
+  return new Map(operationsOf(document).map(({ operationId, route, method }) => [operationId, pointerOf(['paths', route, method])]));
 }
