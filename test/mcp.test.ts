@@ -452,22 +452,36 @@ function mcpSuite(variant: Variant, scratch: () => ScratchDatabase): void {
       expect(await toolNames(origin, tokens.full)).to.deep.equal([...PUBLIC_TOOLS, ...MEMBER_READ_TOOLS[variant], ...MEMBER_WRITE_TOOLS[variant]].sort());
     });
 
-    it('leaves out the tools whose scope the token lacks, and answers insufficient_scope when they are called anyway', async () => {
-      expect(await toolNames(origin, tokens.read)).to.deep.equal([...PUBLIC_TOOLS, ...MEMBER_READ_TOOLS[variant]].sort());
-      expect(await toolNames(origin, tokens.write)).to.deep.equal([...PUBLIC_TOOLS, ...MEMBER_WRITE_TOOLS[variant]].sort());
-      expect(await toolNames(origin, tokens.identity), 'no account scope: public tools only').to.deep.equal([...PUBLIC_TOOLS].sort());
-      await withClient(origin, tokens.write, async (client) => {
-        const denied = await callError(client, 'list_my_courses');
-        expect(denied.error).to.equal('insufficient_scope');
-        expect(denied.scope).to.equal('account:read');
-        expect(denied.error_description).to.include('does not hold account:read');
-      });
-      if (variant === 'A') {
-        await withClient(origin, tokens.read, async (client) => {
-          const denied = await callError(client, 'mark_all_notifications_read');
-          expect(denied).to.include({ error: 'insufficient_scope', scope: 'account:write' });
+    it('lists every member tool to any member token, and answers one the token lacks scopes for with HTTP 403 insufficient_scope naming every scope it needs (step-up)', async () => {
+      const everyTool = [...PUBLIC_TOOLS, ...MEMBER_READ_TOOLS[variant], ...MEMBER_WRITE_TOOLS[variant]].sort();
+      expect(await toolNames(origin, tokens.read)).to.deep.equal(everyTool);
+      expect(await toolNames(origin, tokens.identity), 'no account scope yet: calling a member tool is how the client learns which to ask for').to.deep.equal(everyTool);
+      const stepUps: Array<[token: string, tool: string, scopes: string, lacking: string]> = [[tokens.write, 'list_my_courses', 'account:read', 'account:read']];
+      if (variant === 'A') stepUps.push([tokens.read, 'mark_all_notifications_read', 'account:read account:write', 'account:write']);
+      for (const [token, tool, scopes, lacking] of stepUps) {
+        const response = await fetch(`${origin}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: tool, arguments: {} } }),
         });
+        expect(response.status, tool).to.equal(403);
+        const challenge = response.headers.get('www-authenticate') ?? '';
+        expect(challenge).to.match(/^Bearer /);
+        expect(challenge).to.include('error="insufficient_scope"');
+        expect(challenge, 'every scope the tool needs, in one value').to.include(`scope="${scopes}"`);
+        expect(challenge).to.include(`resource_metadata="${origin}/.well-known/oauth-protected-resource"`);
+        const body = (await response.json()) as { error: string; error_description: string };
+        expect(body.error).to.equal('insufficient_scope');
+        expect(body.error_description).to.include(`lacks ${lacking}`).and.to.include('authorize again');
       }
+      // The SDK client sees the 403 (a client with an OAuth provider starts the step-up from it).
+      await withClient(origin, tokens.write, async (client) => {
+        const refused = await client.callTool({ name: 'list_my_courses', arguments: {} }).then(
+          () => null,
+          (error: unknown) => error,
+        );
+        expect(refused).to.be.instanceOf(StreamableHTTPError).with.property('code', 403);
+      });
     });
 
     it('answers an anonymous call of a user-bound tool with 401 and the challenge that starts OAuth (issue 14), and "not found" for a tool that does not exist', async () => {
@@ -906,14 +920,13 @@ function mcpSuite(variant: Variant, scratch: () => ScratchDatabase): void {
           const token = [tokens.read, tokens.reader, tokens.identity][index % 3] ?? tokens.read;
           const response = await post(listing, index % 2 === 0 ? 'application/json, text/event-stream' : 'text/event-stream, application/json;q=0.5', token);
           const text = await response.text();
-          const message = (response.headers.get('content-type')?.startsWith('text/event-stream') ? sseMessages(text)[0] : JSON.parse(text)) as { result: { isError?: boolean; structuredContent?: { courses: McpCourse[] }; content: Array<{ text: string }> } };
-          return { index, message };
+          const message = (response.headers.get('content-type')?.startsWith('text/event-stream') ? sseMessages(text)[0] : JSON.parse(text)) as { result: { structuredContent?: { courses: McpCourse[] } } };
+          return { index, status: response.status, message };
         }),
       );
-      for (const { index, message } of answers) {
+      for (const { index, status, message } of answers) {
         if (index % 3 === 2) {
-          expect(message.result.isError, 'no account scope').to.equal(true);
-          expect(message.result.content[0]?.text).to.include('insufficient_scope');
+          expect(status, 'no account scope: step-up').to.equal(403);
         } else {
           expect(message.result.structuredContent?.courses.map((course) => course.slug)).to.deep.equal(index % 3 === 0 ? miaCourses : readerCourses);
         }

@@ -84,8 +84,8 @@ export function renderAgentGuide(inputs: GuideInputs): string {
   const challengeMethods = list(as, 'code_challenge_methods_supported');
   const grantTypes = list(as, 'grant_types_supported');
   const idTokenAlgs = list(as, 'id_token_signing_alg_values_supported');
-  const publicTools = inputs.tools.filter((tool) => tool.scope === null);
-  const memberTools = inputs.tools.filter((tool) => tool.scope !== null);
+  const publicTools = inputs.tools.filter((tool) => tool.scopes.length === 0);
+  const memberTools = inputs.tools.filter((tool) => tool.scopes.length > 0);
 
   const endpointRows: string[][] = [
     ['Authorization server metadata (RFC 8414), the source of truth', inputs.authorizationServerMetadataUrl],
@@ -172,14 +172,14 @@ export function renderAgentGuide(inputs: GuideInputs): string {
     '',
     '**Call the APIs** with `Authorization: Bearer <access_token>` (the header is the only accepted way):',
     '',
-    `- **MCP**: ${inputs.mcpUrl}, Streamable HTTP in stateless mode (POST JSON-RPC; no session id; GET answers 405). Without a token you get the public tools, and calling a member tool answers HTTP 401 with \`WWW-Authenticate: Bearer resource_metadata=…, scope=…\`: start the authorization-code flow below. With a member token you also get the member tools its scopes allow. A tool the token's scopes do not allow is not listed, and calling it returns a tool error \`insufficient_scope\`. The member is the token's \`sub\` (the user id userinfo reports).`,
+    `- **MCP**: ${inputs.mcpUrl}, Streamable HTTP in stateless mode (POST JSON-RPC; no session id; GET answers 405). Without a token you get the public tools, and calling a member tool answers HTTP 401 with \`WWW-Authenticate: Bearer resource_metadata=…, scope=…\`: start the authorization-code flow below. With a member token you also get the member tools; calling one whose scopes the token lacks answers HTTP 403 with \`WWW-Authenticate: Bearer error="insufficient_scope", scope=…, resource_metadata=…\`: authorize again asking for every scope in \`scope\` (step-up). An operator token gets the public tools only; a member tool called with one returns the tool error \`insufficient_scope\`. The member is the token's \`sub\` (the user id userinfo reports).`,
     `- **Member GraphQL**: \`POST ${inputs.memberGraphqlUrl}\` with JSON \`{"query": "…"}\`; a member token with \`account:read\` (reads) or \`account:write\` (${variant === 'A' ? 'the three notification mutations' : 'writes'}).`,
     ...(inputs.adminApiContractUrl ? [`- **Admin API** (operator tokens): see ${inputs.adminApiContractUrl}.`] : []),
     `- **Userinfo**: ${userinfo ?? `${origin}/api/oauth/userinfo`} with a token holding \`openid\`: \`sub\`, \`email\`, \`name\`${variant === 'A' ? ', `picture`' : ''}, \`org_id\`, \`roles\`.`,
     '',
     table(
       ['MCP tool', 'Needs', 'What it does'],
-      [...publicTools, ...memberTools].map((tool) => [`\`${tool.name}\``, tool.scope === null ? 'nothing (public)' : `member token with \`${tool.scope}\``, firstSentence(tool.description)]),
+      [...publicTools, ...memberTools].map((tool) => [`\`${tool.name}\``, tool.scopes.length === 0 ? 'nothing (public)' : `member token with ${tool.scopes.map((scope) => `\`${scope}\``).join(' and ')}`, firstSentence(tool.description)]),
     ),
     '',
     `**Refresh** before the access token expires: \`POST ${token ?? `${origin}/api/oauth/token`}\` with \`grant_type=refresh_token\`, \`refresh_token\`, \`client_id\` (and \`client_secret\` when confidential). No prompt, no id_token. The previous pair stays live until the new access token is first used; if the refresh response is lost, retry with the old refresh token until then.`,

@@ -1,4 +1,4 @@
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import { bearerTokenOf, requireSchoolBinding, verifyAccessToken } from '../oauth/bearer.js';
 import { InvalidTokenError } from '../oauth/errors.js';
 import type { Services } from '../services.js';
@@ -41,5 +41,5 @@ export async function authenticateMcpCaller(services: Services, site: Site, auth
     resource: new URL(verified.pair.resource),
     extra: { sub, audience: verified.client.audience },
   };
-  return { authInfo, userId: sub === null ? null : Number(sub), scopes: verified.scopes };
+  return { authInfo, userId: sub === null ? null : Number(sub), audience: verified.client.audience, scopes: verified.scopes };
 }

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * JSON Schema as every MCP client reads it. zod writes a nullable value as `"type": ["string", "null"]`, a type array
  * that strict tool-schema checkers (the MCP Inspector's `--strict`) flag as unportable; `anyOf` with one branch per
@@ -21,4 +23,13 @@ export function withoutTypeArrays<Schema>(schema: Schema): Schema {
   }
   outer.anyOf = types.map((type: unknown) => (type === 'null' ? { type } : { type, ...constraints }));
   return outer as Schema;
+}
+
+/**
+ * A tool's zod schema as JSON Schema, the way the SDK's McpServer publishes one (draft 2020-12, the `input` or
+ * `output` side of transforms, an object root), in the portable form above. Called once per tool, at start-up.
+ */
+export function publishedJsonSchema(schema: z.ZodObject, io: 'input' | 'output'): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io }) as Record<string, unknown>;
+  return withoutTypeArrays({ type: 'object', ...json });
 }

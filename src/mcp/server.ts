@@ -1,101 +1,333 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  Server,
+  type CacheHint,
+  type CallToolResult,
+  type CompleteRequest,
+  type CompleteResult,
+  type GetPromptResult,
+  type ListResourcesResult,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
+  type Tool,
+} from '@modelcontextprotocol/server';
+import type { Scope } from '../clients/scopes.js';
 import type { Variant } from '../config/config.js';
+import type { Site } from '../sites/sites.js';
+import { accessTo, isListedFor, refusalReason } from './access.js';
+import { guarded } from './handler-errors.js';
+import { PromptArgumentError, type McpPrompt } from './prompt.js';
+import { PROMPTS } from './prompts/index.js';
+import { resourceAuthority, ResourceUnavailableError, type McpResource } from './resource.js';
+import { RESOURCES } from './resources/index.js';
 import { ToolContext, type McpCaller, type McpSession } from './session.js';
 import { sharedValidators, toolErrorResult, type McpTool } from './tool.js';
 import { ALL_TOOLS, PUBLIC_TOOLS } from './tools/index.js';
 
 export const SERVER_NAME = 'schoolgate';
-export const SERVER_VERSION = '0.1.0';
+export const SERVER_VERSION = '0.2.0';
+
+/** Items per page of `resources/list`. */
+export const RESOURCE_PAGE_SIZE = 50;
+/** Values per `completion/complete` answer (the MCP limit). */
+const MAX_COMPLETIONS = 100;
+
+const existsIn = (variant: Variant) => (item: { variants?: readonly Variant[] }) => (item.variants ?? ['A', 'B']).includes(variant);
 
 /** Tools that exist in a variant (variant A's member fields exist only there). */
 export function toolsOfVariant(variant: Variant): McpTool[] {
-  return ALL_TOOLS.filter((tool) => tool.variants.includes(variant));
+  return ALL_TOOLS.filter((tool) => existsIn(variant)(tool));
 }
 
-/** Whether the caller may use a tool: public tools for everyone; a user-bound tool for a member token holding its scope. */
-export function mayUse(caller: McpCaller, tool: McpTool): boolean {
-  return tool.scope === null || (caller.userId !== null && caller.scopes.includes(tool.scope));
+/** The operation a JSON-RPC request asks for, and the scopes it needs; null for one that needs none (lists, ping). */
+export interface Operation {
+  /** How the error messages name it: `tool mark_notification_read`, `resource school://…/me/courses`. */
+  label: string;
+  scopes: readonly Scope[];
 }
 
 /**
- * The tools of one variant, built once when the endpoint is created: their definitions (JSON Schema included) and their
- * zod validators are shared by every request. Nothing in it knows about a request; each request brings its own
- * session (caller, site, clock, logger) to `serverFor`.
+ * Everything `/mcp` offers in one variant: tools, resources and resource templates, prompts. Built once when the
+ * endpoint is created (definitions, JSON Schemas, validators); nothing in it knows about a request. Each request
+ * brings its own session (caller, site, clock, logger) to `serverFor`.
  */
-export class McpToolset {
+export class McpCatalog {
   readonly variant: Variant;
   readonly tools: readonly McpTool[];
-  private readonly byName: ReadonlyMap<string, McpTool>;
+  readonly resources: readonly McpResource[];
+  readonly prompts: readonly McpPrompt[];
+  private readonly toolsByName: ReadonlyMap<string, McpTool>;
+  private readonly promptsByName: ReadonlyMap<string, McpPrompt>;
   /** The `tools/list` answer of an anonymous caller (public tools), shared as is. */
-  private readonly publicDefinitions: readonly Tool[];
-  /** One Ajv instance for the process: it compiles the tools' output checks here, and the SDK server gets it too. */
+  private readonly publicToolDefinitions: readonly Tool[];
   private readonly jsonSchemaValidator = sharedValidators();
 
   constructor(variant: Variant) {
     this.variant = variant;
     this.tools = toolsOfVariant(variant);
-    this.byName = new Map(this.tools.map((tool) => [tool.name, tool]));
-    this.publicDefinitions = this.tools.filter((tool) => tool.scope === null).map((tool) => tool.definition);
+    this.resources = RESOURCES.filter((resource) => existsIn(variant)(resource.spec));
+    this.prompts = PROMPTS.filter((prompt) => existsIn(variant)(prompt.spec));
+    this.toolsByName = new Map(this.tools.map((tool) => [tool.name, tool]));
+    this.promptsByName = new Map(this.prompts.map((prompt) => [prompt.spec.name, prompt]));
+    this.publicToolDefinitions = this.tools.filter((tool) => tool.scopes.length === 0).map((tool) => tool.definition);
     for (const tool of this.tools) tool.compile(this.jsonSchemaValidator);
   }
 
-  /** The scope a user-bound tool of this variant needs; null for a public tool or a name no tool has. */
-  memberScopeOf(name: string): string | null {
-    return this.byName.get(name)?.scope ?? null;
+  /**
+   * What a request asks for that needs scopes: a member tool, resource or prompt (or a completion of a member
+   * prompt's or template's argument). Null for everything anyone may do; an unknown name or URI is left to the handler,
+   * which answers it as unknown.
+   */
+  operationOf(method: unknown, params: unknown, site: Site): Operation | null {
+    const p = (typeof params === 'object' && params !== null ? params : {}) as Record<string, unknown>;
+    const scoped = (label: string, scopes: readonly Scope[] | undefined): Operation | null => (scopes === undefined || scopes.length === 0 ? null : { label, scopes });
+    switch (method) {
+      case 'tools/call':
+        return typeof p.name === 'string' ? scoped(`tool ${p.name}`, this.toolsByName.get(p.name)?.scopes) : null;
+      case 'prompts/get':
+        return typeof p.name === 'string' ? scoped(`prompt ${p.name}`, this.promptsByName.get(p.name)?.scopes) : null;
+      case 'resources/read': {
+        if (typeof p.uri !== 'string') return null;
+        const found = this.findResource(p.uri, site);
+        return found === null ? null : scoped(`resource ${p.uri}`, found.resource.scopes);
+      }
+      case 'completion/complete': {
+        const ref = (typeof p.ref === 'object' && p.ref !== null ? p.ref : {}) as Record<string, unknown>;
+        if (ref.type === 'ref/prompt' && typeof ref.name === 'string') return scoped(`prompt ${ref.name}`, this.promptsByName.get(ref.name)?.scopes);
+        if (ref.type === 'ref/resource' && typeof ref.uri === 'string') return scoped(`resource template ${ref.uri}`, this.templateAt(ref.uri, site)?.scopes);
+        return null;
+      }
+      default:
+        return null;
+    }
   }
 
-  /** The definitions `tools/list` shows this caller, in registry order. */
-  definitionsFor(caller: McpCaller): readonly Tool[] {
-    if (caller.userId === null) return this.publicDefinitions;
-    return this.tools.filter((tool) => mayUse(caller, tool)).map((tool) => tool.definition);
+  /** The tool definitions `tools/list` shows the caller, in registry order. */
+  toolDefinitionsFor(caller: McpCaller): readonly Tool[] {
+    if (caller.authInfo === null) return this.publicToolDefinitions;
+    return this.tools.filter((tool) => isListedFor(caller, tool.scopes)).map((tool) => tool.definition);
   }
 
   /** One `tools/call`, counted by tool (unknown names in one bucket) and outcome. */
-  async call(name: string, args: unknown, context: ToolContext): Promise<CallToolResult> {
-    const result = await this.callTool(name, args, context);
-    context.session.services.metrics.mcpToolCalls.inc({ tool: this.byName.has(name) ? name : '(unknown)', outcome: result.isError ? 'error' : 'ok' });
+  async callTool(name: string, args: unknown, context: ToolContext): Promise<CallToolResult> {
+    const result = await this.runTool(name, args, context);
+    context.session.services.metrics.mcpToolCalls.inc({ tool: this.toolsByName.has(name) ? name : '(unknown)', outcome: result.isError ? 'error' : 'ok' });
     return result;
   }
 
-  /** The tool's result, or a tool error for an unknown tool or one the caller may not use. */
-  private async callTool(name: string, args: unknown, context: ToolContext): Promise<CallToolResult> {
-    const tool = this.byName.get(name);
+  private async runTool(name: string, args: unknown, context: ToolContext): Promise<CallToolResult> {
+    const tool = this.toolsByName.get(name);
     if (!tool) return toolErrorResult('not_found', `Tool ${name} not found; tools/list lists the tools this connection may use`);
     const { session } = context;
-    if (!mayUse(session.caller, tool)) {
-      const scope = tool.scope ?? '';
-      const why = session.caller.authInfo === null ? 'no access token was presented' : session.caller.userId === null ? 'the access token is not bound to a member' : `the access token does not hold ${scope}`;
-      return toolErrorResult('insufficient_scope', `${tool.name} needs a member access token with the scope ${scope}; ${why}. See ${session.site.origin}/auth.md.`, { scope });
+    // Callers who could get the scopes were answered 401/403 before the server (src/mcp/endpoint.ts); what is left
+    // here is a token that can never hold them.
+    if (accessTo(session.caller, tool.scopes) !== 'granted') {
+      return toolErrorResult('insufficient_scope', `${tool.name} needs a member access token with the scope ${tool.scopes.join(' ')}; ${refusalReason(session.caller, tool.scopes)}. See ${session.site.origin}/auth.md.`, { scope: tool.scopes.join(' ') });
     }
     return tool.call(args, context);
   }
 
+  /** The resource (fixed or template) a URI names at this site, with the template's values; null when none does. */
+  findResource(uri: string, site: Site): { resource: McpResource; params: Record<string, string> } | null {
+    let parsed: URL;
+    try {
+      parsed = new URL(uri);
+    } catch {
+      return null;
+    }
+    if (parsed.host !== resourceAuthority(site) || parsed.search !== '' || parsed.hash !== '') return null;
+    let segments: string[];
+    try {
+      segments = parsed.pathname.split('/').slice(1).map((segment) => decodeURIComponent(segment));
+    } catch {
+      return null;
+    }
+    const scheme = parsed.protocol.slice(0, -1);
+    for (const resource of this.resources) {
+      const params = resource.match(scheme, segments);
+      if (params !== null) return { resource, params };
+    }
+    return null;
+  }
+
+  private templateAt(uriTemplate: string, site: Site): McpResource | undefined {
+    return this.resources.find((resource) => resource.isTemplate && resource.uriTemplate(site) === uriTemplate);
+  }
+
+  /** `resources/list`: the fixed resources the caller may see, then what each template stands for, paged. */
+  async listResources(context: ToolContext, cursor: string | undefined): Promise<ListResourcesResult> {
+    const { caller } = context.session;
+    const listed = this.resources.filter((resource) => isListedFor(caller, resource.scopes));
+    let position = cursor === undefined ? { index: 0, after: null as string | null } : decodeListCursor(cursor);
+    const items: Resource[] = [];
+    while (position.index < listed.length && items.length < RESOURCE_PAGE_SIZE) {
+      const resource = listed[position.index] as McpResource;
+      if (!resource.isTemplate) {
+        items.push(resource.listing(context.site));
+        position = { index: position.index + 1, after: null };
+        continue;
+      }
+      const instances = resource.spec.instances;
+      if (instances === undefined || accessTo(caller, resource.scopes) !== 'granted') {
+        position = { index: position.index + 1, after: null };
+        continue;
+      }
+      const page = await instances.call(resource.spec, context, position.after, RESOURCE_PAGE_SIZE - items.length);
+      items.push(...page.items.map((instance) => resource.listing(context.site, instance)));
+      position = page.next === null ? { index: position.index + 1, after: null } : { index: position.index, after: page.next };
+    }
+    return position.index < listed.length ? { resources: items, nextCursor: encodeListCursor(position) } : { resources: items };
+  }
+
+  /** `resources/read`: the resource's contents, or -32602 naming the URI for one this school does not have. */
+  async readResource(uri: string, context: ToolContext): Promise<ReadResourceResult> {
+    const { site, caller } = context.session;
+    const found = this.findResource(uri, site);
+    if (found === null) throw new ResourceNotFoundError(uri, unknownResourceMessage(uri, site));
+    const { resource, params } = found;
+    if (accessTo(caller, resource.scopes) !== 'granted') {
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `Resource ${uri} needs a member access token with the scope ${resource.scopes.join(' ')}; ${refusalReason(caller, resource.scopes)}. See ${site.origin}/auth.md.`, {
+        uri,
+        error: 'insufficient_scope',
+        scope: resource.scopes.join(' '),
+      });
+    }
+    try {
+      const contents = await resource.spec.read(context, uri, params);
+      return { contents, ...(resource.spec._meta === undefined ? {} : { _meta: resource.spec._meta }) };
+    } catch (error) {
+      if (error instanceof ResourceUnavailableError) throw new ResourceNotFoundError(uri, `Resource ${uri} not found: ${error.message}`);
+      throw error;
+    }
+  }
+
+  /** `prompts/get`: the prompt's messages for valid arguments; -32602 for an unknown prompt or bad arguments. */
+  async getPrompt(name: string, args: Readonly<Record<string, string>>, context: ToolContext): Promise<GetPromptResult> {
+    const prompt = this.promptsByName.get(name);
+    const { caller, site } = context.session;
+    if (prompt === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} not found; prompts/list lists the prompts of this school`, { name });
+    if (accessTo(caller, prompt.scopes) !== 'granted') {
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `Prompt ${name} needs a member access token with the scope ${prompt.scopes.join(' ')}; ${refusalReason(caller, prompt.scopes)}. See ${site.origin}/auth.md.`, {
+        error: 'insufficient_scope',
+        scope: prompt.scopes.join(' '),
+      });
+    }
+    const problems = prompt.problemsWith(args);
+    if (problems.length > 0) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for prompt ${name}: ${problems.join('; ')}`, { problems });
+    try {
+      return await prompt.spec.get(context, args);
+    } catch (error) {
+      if (error instanceof PromptArgumentError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for prompt ${name}: ${error.message}`);
+      throw error;
+    }
+  }
+
   /**
-   * The MCP server of one request. The SDK's server object holds one connection's state (its transport, the ids of
-   * requests in flight), so each stateless request gets its own; it is a thin shell whose two tool handlers close
-   * over this request's context and delegate to the shared tools. Nothing of one request can reach another's.
+   * `completion/complete`: values for a prompt's or a resource template's argument. A reference this school does not
+   * have, or an argument without suggestions, gets no values rather than an error: a client asks while someone types.
+   */
+  async complete(params: CompleteRequest['params'], context: ToolContext): Promise<CompleteResult> {
+    const { ref, argument } = params;
+    const prefix = argument.value;
+    const others = params.context?.arguments ?? {};
+    let values: string[] = [];
+    if (ref.type === 'ref/prompt') {
+      const prompt = this.promptsByName.get(ref.name);
+      const complete = prompt?.argument(argument.name)?.complete;
+      if (prompt !== undefined && complete !== undefined && accessTo(context.session.caller, prompt.scopes) === 'granted') values = await complete(context, prefix, others);
+    } else {
+      const template = this.templateAt(ref.uri, context.site);
+      if (template?.spec.complete !== undefined && accessTo(context.session.caller, template.scopes) === 'granted') values = await template.spec.complete(context, argument.name, prefix);
+    }
+    return { completion: { values: values.slice(0, MAX_COMPLETIONS), total: values.length, hasMore: values.length > MAX_COMPLETIONS } };
+  }
+
+  /** The prompts `prompts/list` shows the caller. */
+  promptDefinitionsFor(caller: McpCaller): Prompt[] {
+    return this.prompts.filter((prompt) => isListedFor(caller, prompt.scopes)).map((prompt) => prompt.definition);
+  }
+
+  /**
+   * The MCP server of one request. The SDK's server object holds one exchange's protocol state (its transport, the
+   * ids of requests in flight, the protocol era), so each request gets its own: a thin shell whose handlers close over
+   * this request's context and delegate to the shared catalogue. Nothing of one request can reach another's.
    */
   serverFor(session: McpSession): Server {
+    const listHint: CacheHint = session.caller.authInfo === null ? { ttlMs: 10 * 60_000, cacheScope: 'public' } : { ttlMs: 10 * 60_000, cacheScope: 'private' };
     const server = new Server(
-      { name: SERVER_NAME, title: session.site.name, version: SERVER_VERSION },
-      { capabilities: { tools: {} }, instructions: instructions(session), jsonSchemaValidator: this.jsonSchemaValidator },
+      { name: SERVER_NAME, title: session.site.name, version: SERVER_VERSION, websiteUrl: session.site.origin },
+      {
+        capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false }, completions: {} },
+        instructions: instructions(session, this),
+        jsonSchemaValidator: this.jsonSchemaValidator,
+        cacheHints: {
+          'server/discover': listHint,
+          'tools/list': listHint,
+          'prompts/list': listHint,
+          'resources/templates/list': listHint,
+          // Lists what the member is enrolled in: short-lived.
+          'resources/list': { ttlMs: 60_000, cacheScope: listHint.cacheScope },
+        },
+      },
     );
     const context = new ToolContext(session);
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...this.definitionsFor(session.caller)] }));
-    server.setRequestHandler(CallToolRequestSchema, (request) => this.call(request.params.name, request.params.arguments, context));
+    const handle = guarded(session);
+    server.setRequestHandler('tools/list', () => ({ tools: [...this.toolDefinitionsFor(session.caller)] }));
+    server.setRequestHandler('tools/call', (request) => this.callTool(request.params.name, request.params.arguments, context));
+    server.setRequestHandler('resources/list', handle((request) => this.listResources(context, request.params?.cursor)));
+    server.setRequestHandler('resources/templates/list', () => ({
+      resourceTemplates: this.resources.filter((resource) => resource.isTemplate && isListedFor(session.caller, resource.scopes)).map((resource) => resource.templateListing(session.site)),
+    }));
+    server.setRequestHandler('resources/read', handle((request) => this.readResource(request.params.uri, context)));
+    server.setRequestHandler('prompts/list', () => ({ prompts: this.promptDefinitionsFor(session.caller) }));
+    server.setRequestHandler('prompts/get', handle((request) => this.getPrompt(request.params.name, request.params.arguments ?? {}, context)));
+    server.setRequestHandler('completion/complete', handle((request) => this.complete(request.params, context)));
     return server;
   }
 }
 
-function instructions(session: McpSession): string {
+function unknownResourceMessage(uri: string, site: Site): string {
+  let host: string | null = null;
+  try {
+    host = new URL(uri).host;
+  } catch {
+    return `Resource ${uri} not found: not a URI`;
+  }
+  const authority = resourceAuthority(site);
+  if (host !== authority) return `Resource ${uri} not found: it names ${host === '' ? 'no school' : `the host ${host}`}, and this is the school at ${authority}; resources/list lists this school's resources`;
+  return `Resource ${uri} not found; resources/list and resources/templates/list list this school's resources`;
+}
+
+/** The `resources/list` cursor: which resource of the list, and where in a template's instances. Opaque to clients. */
+function encodeListCursor(position: { index: number; after: string | null }): string {
+  return Buffer.from(JSON.stringify([position.index, position.after])).toString('base64url');
+}
+
+function decodeListCursor(cursor: string): { index: number; after: string | null } {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(value) && value.length === 2 && Number.isSafeInteger(value[0]) && (value[0] as number) >= 0 && (value[1] === null || typeof value[1] === 'string')) {
+      return { index: value[0] as number, after: value[1] as string | null };
+    }
+  } catch {
+    // answered below
+  }
+  throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor: pass the nextCursor of the previous resources/list answer unchanged', { cursor });
+}
+
+function instructions(session: McpSession, catalog: McpCatalog): string {
   const { site } = session;
   const member = session.caller.userId !== null;
   return [
-    `Tools of ${site.name} (${site.origin}), an online-course school.`,
-    `Public tools (${PUBLIC_TOOLS.map((tool) => tool.name).join(', ')}) describe what the school offers to anyone.`,
+    `Tools, resources and prompts of ${site.name} (${site.origin}), an online-course school.`,
+    `Public tools (${PUBLIC_TOOLS.filter((tool) => catalog.tools.includes(tool))
+      .map((tool) => tool.name)
+      .join(', ')}) and resources describe what the school offers to anyone.`,
     member
-      ? 'This connection acts for a signed-in member: the list_my_* and get_my_* tools read their own courses, progress and account; tools needing a scope the token lacks are not listed.'
-      : `Tools about a member's own courses, meetings, payments and notifications need a member access token (OAuth 2.0 with PKCE); ${site.origin}/auth.md explains how to get one.`,
+      ? "This connection acts for a signed-in member: the list_my_* and get_my_* tools, the school://…/me/ resources and the prompts read the member's own courses, progress and account. An operation needing a scope the token lacks answers HTTP 403 insufficient_scope with the scopes to ask for."
+      : `Tools, resources and prompts about a member's own courses, meetings, payments and notifications need a member access token (OAuth 2.0 with PKCE); ${site.origin}/auth.md explains how to get one.`,
   ].join(' ');
 }

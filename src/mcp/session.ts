@@ -1,4 +1,5 @@
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { Audience } from '../clients/scopes.js';
 import { CatalogContext } from '../catalog/context.js';
 import type { Scope } from '../clients/scopes.js';
 import { MemberContext } from '../member/context.js';
@@ -15,10 +16,12 @@ export interface McpCaller {
   authInfo: AuthInfo | null;
   /** The member: the token's `sub` (the user id, as userinfo reports it); null when anonymous or not bound to a user. */
   userId: number | null;
+  /** The audience of the token's client: member tokens can be stepped up to more account scopes, operator tokens never. */
+  audience: Audience | null;
   scopes: readonly Scope[];
 }
 
-export const ANONYMOUS: McpCaller = { authInfo: null, userId: null, scopes: [] };
+export const ANONYMOUS: McpCaller = { authInfo: null, userId: null, audience: null, scopes: [] };
 
 /** One /mcp request: a fresh MCP server and transport are built for it and thrown away with it (stateless mode). */
 export interface McpSession {

@@ -1,14 +1,11 @@
-import { getParseErrorMessage } from '@modelcontextprotocol/sdk/server/zod-compat.js';
-import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
-import { withoutTypeArrays } from './portable-schema.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import type { CallToolResult, JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator, Tool, ToolAnnotations } from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { z } from 'zod';
 import type { Scope } from '../clients/scopes.js';
 import type { Variant } from '../config/config.js';
 import { isDatabaseUnavailable } from '../db/connection.js';
 import { AppError, ServiceUnavailableError, ValidationError } from '../shared/errors.js';
+import { publishedJsonSchema } from './portable-schema.js';
 import type { ToolContext } from './session.js';
 
 /**
@@ -20,13 +17,15 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodObject> {
   name: string;
   title: string;
   description: string;
-  /** The scope a caller needs; null for a public tool that anonymous callers get too. */
-  scope: Scope | null;
+  /** Every scope a caller needs; none for a public tool that anonymous callers get too. */
+  scopes: readonly Scope[];
   /** Variants the tool exists in (default both): variant A's member fields exist only in variant A. */
   variants?: readonly Variant[];
   input: I;
   output: O;
   annotations: ToolAnnotations;
+  /** Extension metadata of the definition, e.g. the interactive view an MCP Apps host shows with the result. */
+  _meta?: Tool['_meta'];
   run(input: z.output<I>, context: ToolContext): Promise<z.input<O>>;
 }
 
@@ -34,7 +33,7 @@ export interface McpTool {
   readonly name: string;
   readonly title: string;
   readonly description: string;
-  readonly scope: Scope | null;
+  readonly scopes: readonly Scope[];
   readonly variants: readonly Variant[];
   /** What `tools/list` shows: name, title, description, annotations and both schemas as JSON Schema, built once. */
   readonly definition: Tool;
@@ -89,9 +88,9 @@ export function sharedValidators(): jsonSchemaValidator {
   return validators;
 }
 
-/** The schema error text the SDK's McpServer gives (`Input validation error: Invalid arguments for tool …`). */
+/** The schema complaints as the SDK's McpServer words them: `path: message`, comma-separated. */
 function schemaProblems(error: z.ZodError): string {
-  return getParseErrorMessage(error);
+  return error.issues.map((issue) => (issue.path.length === 0 ? issue.message : `${issue.path.map(String).join('.')}: ${issue.message}`)).join(', ');
 }
 
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpec<I, O>): McpTool {
@@ -100,16 +99,17 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
     name: spec.name,
     title: spec.title,
     description: spec.description,
-    inputSchema: withoutTypeArrays(toJsonSchemaCompat(spec.input, { strictUnions: true, pipeStrategy: 'input' })) as Tool['inputSchema'],
-    outputSchema: withoutTypeArrays(toJsonSchemaCompat(spec.output, { strictUnions: true, pipeStrategy: 'output' })) as Tool['outputSchema'],
+    inputSchema: publishedJsonSchema(spec.input, 'input') as Tool['inputSchema'],
+    outputSchema: publishedJsonSchema(spec.output, 'output') as Tool['outputSchema'],
     annotations: { title: spec.title, ...spec.annotations },
+    ...(spec._meta === undefined ? {} : { _meta: spec._meta }),
   };
   let checkOutput: JsonSchemaValidator<unknown> | undefined;
   return {
     name: spec.name,
     title: spec.title,
     description: spec.description,
-    scope: spec.scope,
+    scopes: spec.scopes,
     variants: spec.variants ?? ['A', 'B'],
     definition,
     compile(validators) {

@@ -26,7 +26,7 @@ export const getMyCourseSyllabus = defineTool({
   title: 'My progress in a course',
   description:
     "One course the signed-in member is enrolled in, lecture by lecture: every section with its lectures, each with the member's state (unread, read or completed), whether it is still locked and when it unlocks, and its duration; plus overall progress, where the member stopped watching (resumeAt: lecture and position) and the next lecture to take (nextUp: the first unlocked lecture not yet completed). Use it to say where someone left off or what is next. Needs a member token with account:read.",
-  scope: 'account:read',
+  scopes: ['account:read'],
   input: z.object({ course: courseReference.describe('The course: its slug or its id from list_my_courses.') }),
   output: z.object({
     course: z.object(enrolledCourseFields),

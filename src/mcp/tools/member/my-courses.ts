@@ -12,7 +12,7 @@ export const listMyCourses = defineTool({
   title: 'My courses',
   description:
     "The courses the signed-in member is enrolled in at this school, newest enrollment first, each with the member's progress (lectures completed, read and unread, completion rate) and where they stopped watching. Courses whose access has ended are included (accessEnded: true). For one course's lectures with per-lecture state, use get_my_course_syllabus. Needs a member token with account:read.",
-  scope: 'account:read',
+  scopes: ['account:read'],
   input: z.object(pageInput(DEFAULT_LIMITS.defaultSize, DEFAULT_LIMITS.maxSize)),
   output: z.object({
     courses: z.array(z.object({ ...enrolledCourseFields, progress: progressOutput, lastWatchedLecture: lastWatchedOutput })),

@@ -12,7 +12,7 @@ export const listConsultingServices = defineTool({
   title: 'Consulting services on offer',
   description:
     'The consulting services the school offers (one-to-one reviews, office hours, …), by title: what each is, how long a meeting lasts, seats per meeting, price, the courses it goes with, and its recurring weekly availability (weekday and local start time in a named time zone). A catalogue, not anyone\'s bookings. Public: no sign-in needed. For the signed-in member\'s own booked meetings use list_my_meetings.',
-  scope: null,
+  scopes: [],
   input: z.object(pageInput(CATALOGUE_LIMITS.defaultSize, CATALOGUE_LIMITS.maxSize)),
   output: z.object({
     services: z.array(

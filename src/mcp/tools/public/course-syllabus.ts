@@ -9,7 +9,7 @@ export const getCourseSyllabus = defineTool({
   title: 'Course syllabus',
   description:
     "The public syllabus of one published course: its sections in order, each with its lectures' titles, kinds and durations, and which lectures are free previews. Shows what the course covers before anyone buys it; it holds no lecture content and no progress. Public: no sign-in needed. For a signed-in member's own progress through a course they are enrolled in, use get_my_course_syllabus.",
-  scope: null,
+  scopes: [],
   input: z.object({ course: courseReference }),
   output: z.object({
     course: publicCourseOutput,

@@ -7,7 +7,7 @@ export const getSchoolProfile = defineTool({
   title: 'School profile',
   description:
     'About this school (the site this MCP endpoint belongs to): name, description, contact e-mail, time zone and currency, lecturers, and how many published courses, upcoming public events and consulting services it offers. Start here to introduce the school; then use search_courses, list_upcoming_events or list_consulting_services for details. Public: no sign-in needed.',
-  scope: null,
+  scopes: [],
   input: z.object({}),
   output: z.object({
     name: z.string(),

@@ -11,7 +11,7 @@ export const searchCourses = defineTool({
   title: 'Search the course catalogue',
   description:
     "Search or list the school's public course catalogue (published courses only), by title. With `query`, returns the courses whose title or description contains every word of it (case-insensitive); without it, lists every course. Each course has its price, lecturers, number of sections and lectures and total length. For one course's chapters and lectures use get_course_syllabus. Public: no sign-in needed. For the courses the signed-in member is enrolled in, use list_my_courses instead.",
-  scope: null,
+  scopes: [],
   input: z.object({
     query: z.string().max(200).optional().describe('Words to look for in course titles and descriptions, e.g. "typography". Omit to list all courses.'),
     ...pageInput(CATALOGUE_LIMITS.defaultSize, CATALOGUE_LIMITS.maxSize),

@@ -11,7 +11,7 @@ export const listUpcomingEvents = defineTool({
   title: 'Upcoming public events',
   description:
     "The school's upcoming public events (talks, meetups, live sessions), soonest first; an event already under way is included until it ends. Each has its time, time zone, whether it is online or where it takes place, price and places left. Public: no sign-in needed.",
-  scope: null,
+  scopes: [],
   input: z.object(pageInput(CATALOGUE_LIMITS.defaultSize, CATALOGUE_LIMITS.maxSize)),
   output: z.object({
     events: z.array(
