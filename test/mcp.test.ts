@@ -18,8 +18,10 @@ import { insertPair, newGrantId, revokeGrant } from '../src/oauth/tokens/store.j
 import { createLogger } from '../src/shared/logger.js';
 import { createSite, type Site } from '../src/sites/sites.js';
 import { startServer } from '../src/server.js';
+import { toolsOfVariant } from '../src/mcp/server.js';
 import { createServices } from '../src/services.js';
 import { describeEachDatabase, type ScratchDatabase } from './support/databases.js';
+import { MCP_ERAS, postModern, withMcpClient } from './support/mcp-clients.js';
 import { gql, memberToken, type GraphQLResult } from './support/member-api.js';
 import { discover, exchangeCode, issueCode, makeClient, type TestClient } from './support/oauth-fixtures.js';
 import { startTestServer, testConfig, type TestServer } from './support/server.js';
@@ -519,6 +521,46 @@ function mcpSuite(variant: Variant, scratch: () => ScratchDatabase): void {
         });
       });
     }
+  });
+
+  describe('on both protocol revisions (2025-11-25 through the SDK v1 client, 2026-07-28 through the v2 client)', () => {
+    for (const era of MCP_ERAS) {
+      it(`${era}: the same tools and the same answers for the same caller`, async () => {
+        const everyTool = [...PUBLIC_TOOLS, ...MEMBER_READ_TOOLS[variant], ...MEMBER_WRITE_TOOLS[variant]].sort();
+        const anonymous = await withMcpClient(origin, era, undefined, async (client) => (await client.listTools()).tools.map((tool) => tool.name).sort());
+        expect(anonymous).to.deep.equal([...PUBLIC_TOOLS].sort());
+        await withMcpClient(origin, era, tokens.read, async (client) => {
+          expect((await client.listTools()).tools.map((tool) => tool.name).sort()).to.deep.equal(everyTool);
+          const result = await client.callTool({ name: 'list_my_courses', arguments: { first: 50 } });
+          expect(result.isError).to.not.equal(true);
+          const legacy = await withClient(origin, tokens.read, (legacyClient) => call<{ courses: McpCourse[] }>(legacyClient, 'list_my_courses', { first: 50 }));
+          expect(result.structuredContent).to.deep.equal(legacy);
+        });
+      });
+    }
+
+    it('2026-07-28: a member tool without a token answers 401 with the OAuth challenge and the request id; one the token lacks scopes for answers the 403 step-up', async () => {
+      const anonymous = await postModern(origin, 'call-1', 'tools/call', { name: 'list_my_courses', arguments: {} }, { name: 'list_my_courses' });
+      expect(anonymous.status).to.equal(401);
+      expect(anonymous.headers.get('www-authenticate')).to.equal(`Bearer realm="${origin}", resource_metadata="${origin}/.well-known/oauth-protected-resource", scope="account:read"`);
+      expect(((await anonymous.json()) as { id: unknown }).id).to.equal('call-1');
+      const lacking = await postModern(origin, 2, 'tools/call', { name: 'list_my_courses', arguments: {} }, { name: 'list_my_courses', token: tokens.write });
+      expect(lacking.status).to.equal(403);
+      expect(lacking.headers.get('www-authenticate')).to.include('error="insufficient_scope"').and.to.include('scope="account:read"');
+      await lacking.arrayBuffer();
+      const granted = await postModern(origin, 3, 'tools/call', { name: 'list_my_courses', arguments: {} }, { name: 'list_my_courses', token: tokens.read });
+      expect(granted.status).to.equal(200);
+      const answer = (await granted.json()) as { id: unknown; result: { resultType?: string; structuredContent?: unknown } };
+      expect(answer.id).to.equal(3);
+      expect(answer.result.resultType).to.equal('complete');
+    });
+
+    it('lists every scope a challenge can name in the protected-resource metadata (scopes_supported)', async () => {
+      const metadata = (await (await fetch(`${origin}/.well-known/oauth-protected-resource`)).json()) as { scopes_supported: string[] };
+      const challengeable = new Set(toolsOfVariant(variant).flatMap((tool) => tool.scopes));
+      expect([...challengeable].sort()).to.deep.equal(['account:read', ...(variant === 'A' ? ['account:write'] : [])]);
+      for (const scope of challengeable) expect(metadata.scopes_supported, scope).to.include(scope);
+    });
   });
 
   describe('public tools', () => {

@@ -1,14 +1,17 @@
 /**
  * npm run bench, MCP: the member tools `list_my_courses` and `get_my_course_syllabus` at /mcp next to the same data
  * fetched through the product's own member GraphQL API in the same run (the "floor" here is GraphQL, on the product's
- * server, not a hand-written route). A member with 20 courses × 5 sections × 10 lectures, enrolled with progress; each
- * MCP request is a stateless `tools/call` with the usual `Accept: application/json, text/event-stream` (so answered as
- * one JSON body). Before timing, `same` checks both answers carry the same data, mapped to one shape.
+ * server, not a hand-written route), on both protocol eras: a 2025-era `tools/call` (no envelope) and a 2026-07-28
+ * one (the `_meta` envelope and the `Mcp-Method`/`Mcp-Name` headers). And a `resources/read` of the syllabus resource
+ * next to the tool that returns the same JSON. A member with 20 courses × 5 sections × 10 lectures, enrolled with
+ * progress; each MCP request is stateless, with the usual `Accept: application/json, text/event-stream` (so answered
+ * as one JSON body). Before timing, `same` checks both answers carry the same data, mapped to one shape.
  */
 import { expect } from 'chai';
 import { findUserByEmail } from '../../src/accounts/users.js';
 import { importSiteDocument } from '../../src/import/import-site.js';
 import { encodeNodeId } from '../../src/member/ids.js';
+import { type McpEra, MODERN_META, modernHeaders } from '../support/mcp-clients.js';
 import { graphqlPath, memberToken } from '../support/member-api.js';
 import type { BenchContext, Comparison, Target } from './harness.js';
 import { COURSES, LECTURES_PER_SECTION, SECTIONS, syllabusDocument, type BenchMember } from './syllabus-data.js';
@@ -68,6 +71,14 @@ function structuredContentOf<T>(answer: unknown): T {
   return result.structuredContent as T;
 }
 
+/** The JSON of a resources/read answer's one text content. */
+function resourceJsonOf(answer: unknown): unknown {
+  const { result } = answer as { result?: { contents?: Array<{ mimeType?: string; text?: string }> } };
+  const [content] = result?.contents ?? [];
+  if (content?.mimeType !== 'application/json' || content.text === undefined) throw new Error(`the MCP answer is not a JSON resource: ${JSON.stringify(answer).slice(0, 600)}`);
+  return JSON.parse(content.text) as unknown;
+}
+
 function graphqlCoursesOf(answer: unknown): { totalCount?: number; hasNextPage?: boolean; nodes: GqlCourse[] } {
   const { data, errors } = answer as GqlAnswer;
   if (!data || errors) throw new Error(`the GraphQL answer has errors: ${JSON.stringify(errors).slice(0, 600)}`);
@@ -122,20 +133,43 @@ export async function mcpComparisons(context: BenchContext): Promise<Comparison[
   if (!newest) throw new Error('the MCP bench courses were not imported');
   const newestCourseId = encodeNodeId('Course', Number(newest.id));
 
-  const toolCall = (name: string, args: Record<string, unknown>): Target => ({
+  const newestSlug = `${MCP_MEMBER.prefix}course-${COURSES - 1}`;
+
+  const mcpRequest = (era: McpEra, method: string, name: string, params: Record<string, unknown>): Target => ({
     url: `${productUrl}/mcp`,
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+    headers:
+      era === '2026-07-28'
+        ? { ...modernHeaders(method, name, token) }
+        : { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: era === '2026-07-28' ? { ...params, _meta: MODERN_META } : params }),
   });
+  const toolCall = (name: string, args: Record<string, unknown>, era: McpEra = '2025-11-25'): Target => mcpRequest(era, 'tools/call', name, { name, arguments: args });
+  const syllabusUri = `school://${new URL(site.origin).host}/me/courses/${newestSlug}/syllabus`;
   const graphql = (query: string): Target => ({
     url: `${productUrl}${graphqlPath(variant)}`,
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify({ query }),
   });
+  const modern = '2026-07-28';
   return [
     { name: 'mcp list_my_courses', floorName: 'member GraphQL, same fields', product: toolCall('list_my_courses', { first: COURSES }), floor: graphql(COURSES_QUERY), same: sameCourseList },
+    { name: 'mcp list_my_courses 2026-07-28', floorName: 'member GraphQL, same fields', product: toolCall('list_my_courses', { first: COURSES }, modern), floor: graphql(COURSES_QUERY), same: sameCourseList },
     { name: 'mcp get_my_course_syllabus', floorName: 'member GraphQL, one course syllabus', product: toolCall('get_my_course_syllabus', { course: newestCourseId }), floor: graphql(SYLLABUS_QUERY), same: sameSyllabus },
+    {
+      name: 'mcp get_my_course_syllabus 2026-07-28',
+      floorName: 'member GraphQL, one course syllabus',
+      product: toolCall('get_my_course_syllabus', { course: newestCourseId }, modern),
+      floor: graphql(SYLLABUS_QUERY),
+      same: sameSyllabus,
+    },
+    {
+      name: 'mcp resources/read my course syllabus 2026-07-28',
+      floorName: 'the get_my_course_syllabus tool, 2026-07-28',
+      product: mcpRequest(modern, 'resources/read', syllabusUri, { uri: syllabusUri }),
+      floor: toolCall('get_my_course_syllabus', { course: newestSlug }, modern),
+      same: (product, floor) => expect(resourceJsonOf(product)).to.deep.equal(structuredContentOf(floor)),
+    },
   ];
 }
