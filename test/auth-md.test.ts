@@ -25,14 +25,18 @@ async function guideOf(origin: string): Promise<{ response: Response; text: stri
   return { response, text: await response.text() };
 }
 
-async function memberToolNames(origin: string, token: string): Promise<string[]> {
+async function withMemberClient<T>(origin: string, token: string, use: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ name: 'auth-md-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
   try {
-    return (await client.listTools()).tools.map((tool) => tool.name);
+    return await use(client);
   } finally {
     await client.close();
   }
+}
+
+async function memberToolNames(origin: string, token: string): Promise<string[]> {
+  return withMemberClient(origin, token, async (client) => (await client.listTools()).tools.map((tool) => tool.name));
 }
 
 for (const variant of ['A', 'B'] as const) {
@@ -128,6 +132,33 @@ function guideSuite(variant: Variant, scratch: () => ScratchDatabase): void {
     expect(names.length).to.be.above(5);
     for (const name of names) expect(text, name).to.include(`\`${name}\``);
     expect(text).to.include('member token with `account:read`');
+  });
+
+  it('lists every MCP resource and resource template of the variant with its URI and the scope it needs, and every prompt', async () => {
+    const { text } = await guideOf(origin);
+    const mia = await findUserByEmail(scratch().db, DEMO_LOGINS.member.email);
+    if (!mia) throw new Error('no demo member');
+    const host = new URL(origin).host;
+    const listed = await withMemberClient(origin, await memberToken(scratch().db, server.siteA, mia), async (client) => {
+      // The first page holds every fixed resource (they come before the templates' instances).
+      const fixed = (await client.listResources()).resources.filter((resource) => !resource.uri.endsWith('/syllabus'));
+      const templates = (await client.listResourceTemplates()).resourceTemplates;
+      const prompts = (await client.listPrompts()).prompts;
+      return { fixed, templates, prompts };
+    });
+    expect(text).to.include('**MCP resources**');
+    expect(text).to.include(`\`school://${host}/…\``);
+    for (const resource of listed.fixed) expect(text, resource.uri).to.include(`\`${resource.uri}\``).and.to.include(`\`${resource.name}\``);
+    for (const template of listed.templates) expect(text, template.uriTemplate).to.include(`\`${template.uriTemplate}\``);
+    for (const uri of [`school://${host}/profile`, `school://${host}/courses`, `school://${host}/courses/{slug}/syllabus`, `school://${host}/me/courses`, `school://${host}/me/courses/{slug}/syllabus`, `school://${host}/me/schedule`]) {
+      expect(text, uri).to.include(`\`${uri}\``);
+    }
+    const row = (name: string) => text.split('\n').find((line) => line.startsWith(`| \`${name}\` |`)) ?? '';
+    expect(row('school-profile')).to.include('nothing (public)');
+    expect(row('my-courses')).to.include('member token with `account:read`');
+    expect(text).to.include('`-32602`');
+    for (const prompt of listed.prompts) expect(row(prompt.name), prompt.name).to.include(prompt.description?.split('.')[0] ?? prompt.name);
+    if (listed.prompts.length > 0) expect(text).to.include('**MCP prompts**');
   });
 
   it('contains only URLs of this site, and every one of them answers (not 404, not 5xx; POST-only endpoints answer a GET with 405)', async function () {

@@ -1,5 +1,7 @@
 import { IDENTITY_SCOPES, isScope, MEMBER_ONLY_SCOPES, SCOPE_DESCRIPTIONS } from '../clients/scopes.js';
 import type { Variant } from '../config/config.js';
+import type { McpPrompt } from '../mcp/prompt.js';
+import type { McpResource } from '../mcp/resource.js';
 import type { McpTool } from '../mcp/tool.js';
 import type { AuthorizationServerMetadata } from '../oauth/discovery/authorization-server-metadata.js';
 import type { ProtectedResourceMetadata } from '../oauth/discovery/protected-resource-metadata.js';
@@ -20,9 +22,11 @@ export interface GuideInputs {
   authorizationServerMetadataUrl: string;
   protectedResourceMetadataUrl: string;
   openidConfigurationUrl: string;
-  /** The MCP endpoint and the tools it has in this variant. */
+  /** The MCP endpoint and the tools, resources (and resource templates) and prompts it has in this variant. */
   mcpUrl: string;
   tools: readonly McpTool[];
+  resources: readonly McpResource[];
+  prompts: readonly McpPrompt[];
   /** The member GraphQL API of this variant. */
   memberGraphqlUrl: string;
   /** The admin API's OpenAPI document, when this deployment serves it; null otherwise. */
@@ -57,6 +61,11 @@ function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>
   return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((row) => `| ${row.map(escape).join(' | ')} |`)].join('\n');
 }
 
+/** What a caller needs for an MCP tool, resource or prompt, in a table cell. */
+function needs(scopes: readonly string[]): string {
+  return scopes.length === 0 ? 'nothing (public)' : `member token with ${scopes.map((scope) => `\`${scope}\``).join(' and ')}`;
+}
+
 /** The first sentence of a tool description: enough to pick a tool from a table. */
 function firstSentence(description: string): string {
   const match = /^(.+?\.)(\s|$)/.exec(description);
@@ -86,6 +95,7 @@ export function renderAgentGuide(inputs: GuideInputs): string {
   const idTokenAlgs = list(as, 'id_token_signing_alg_values_supported');
   const publicTools = inputs.tools.filter((tool) => tool.scopes.length === 0);
   const memberTools = inputs.tools.filter((tool) => tool.scopes.length > 0);
+  const mcpAuthority = new URL(origin).host;
 
   const endpointRows: string[][] = [
     ['Authorization server metadata (RFC 8414), the source of truth', inputs.authorizationServerMetadataUrl],
@@ -179,9 +189,27 @@ export function renderAgentGuide(inputs: GuideInputs): string {
     '',
     table(
       ['MCP tool', 'Needs', 'What it does'],
-      [...publicTools, ...memberTools].map((tool) => [`\`${tool.name}\``, tool.scopes.length === 0 ? 'nothing (public)' : `member token with ${tool.scopes.map((scope) => `\`${scope}\``).join(' and ')}`, firstSentence(tool.description)]),
+      [...publicTools, ...memberTools].map((tool) => [`\`${tool.name}\``, needs(tool.scopes), firstSentence(tool.description)]),
     ),
     '',
+    `**MCP resources**: what a client reads with \`resources/read\`. Every URI names this school by its host: its data is JSON at \`school://${mcpAuthority}/…\`, each holding the same JSON as the tool its description names. \`resources/list\` pages through them (pass \`nextCursor\` back unchanged), \`resources/templates/list\` gives the templates, and \`completion/complete\` with \`{"type": "ref/resource", "uri": <template>}\` suggests a template's \`{slug}\`. Member resources are the token's member's own (no URI names a member) and need what the member tools need: without a token HTTP 401, without the scope HTTP 403 (step-up). A URI of another school, an unknown path, a query string or a course the member is not enrolled in answers JSON-RPC \`-32602\` with the URI in \`data\`.`,
+    '',
+    table(
+      ['MCP resource', 'URI', 'Needs', 'What it holds'],
+      inputs.resources.map((resource) => [`\`${resource.spec.name}\``, `\`${resource.isTemplate ? resource.uriTemplate(site) : resource.uri(site)}\``, needs(resource.scopes), firstSentence(resource.spec.description)]),
+    ),
+    '',
+    ...(inputs.prompts.length === 0
+      ? []
+      : [
+          '**MCP prompts**: ready-made requests a person picks in their client (`prompts/list`, `prompts/get`; `completion/complete` with `{"type": "ref/prompt", "name": …}` suggests argument values). Their messages embed the resources above, read for the caller; member prompts need what member resources need.',
+          '',
+          table(
+            ['MCP prompt', 'Needs', 'What it does'],
+            inputs.prompts.map((prompt) => [`\`${prompt.spec.name}\``, needs(prompt.scopes), firstSentence(prompt.spec.description)]),
+          ),
+          '',
+        ]),
     `**Refresh** before the access token expires: \`POST ${token ?? `${origin}/api/oauth/token`}\` with \`grant_type=refresh_token\`, \`refresh_token\`, \`client_id\` (and \`client_secret\` when confidential). No prompt, no id_token. The previous pair stays live until the new access token is first used; if the refresh response is lost, retry with the old refresh token until then.`,
     '',
     '## 5. Handle errors',

@@ -42,6 +42,16 @@ export function toolsOfVariant(variant: Variant): McpTool[] {
   return ALL_TOOLS.filter((tool) => existsIn(variant)(tool));
 }
 
+/** Resources and resource templates that exist in a variant, in registry order. */
+export function resourcesOfVariant(variant: Variant): McpResource[] {
+  return RESOURCES.filter((resource) => existsIn(variant)(resource.spec));
+}
+
+/** Prompts that exist in a variant, in registry order. */
+export function promptsOfVariant(variant: Variant): McpPrompt[] {
+  return PROMPTS.filter((prompt) => existsIn(variant)(prompt.spec));
+}
+
 /** The operation a JSON-RPC request asks for, and the scopes it needs; null for one that needs none (lists, ping). */
 export interface Operation {
   /** How the error messages name it: `tool mark_notification_read`, `resource school://…/me/courses`. */
@@ -68,8 +78,8 @@ export class McpCatalog {
   constructor(variant: Variant) {
     this.variant = variant;
     this.tools = toolsOfVariant(variant);
-    this.resources = RESOURCES.filter((resource) => existsIn(variant)(resource.spec));
-    this.prompts = PROMPTS.filter((prompt) => existsIn(variant)(prompt.spec));
+    this.resources = resourcesOfVariant(variant);
+    this.prompts = promptsOfVariant(variant);
     this.toolsByName = new Map(this.tools.map((tool) => [tool.name, tool]));
     this.promptsByName = new Map(this.prompts.map((prompt) => [prompt.spec.name, prompt]));
     this.publicToolDefinitions = this.tools.filter((tool) => tool.scopes.length === 0).map((tool) => tool.definition);
@@ -106,9 +116,10 @@ export class McpCatalog {
   }
 
   /** The tool definitions `tools/list` shows the caller, in registry order. */
-  toolDefinitionsFor(caller: McpCaller): readonly Tool[] {
+  toolDefinitionsFor(caller: McpCaller, site: Site): readonly Tool[] {
     if (caller.authInfo === null) return this.publicToolDefinitions;
-    return this.tools.filter((tool) => isListedFor(caller, tool.scopes)).map((tool) => tool.definition);
+    // A member tool's definition may name the school (the ui:// URI of its view): the site's own copy.
+    return this.tools.filter((tool) => isListedFor(caller, tool.scopes)).map((tool) => tool.definitionFor(site));
   }
 
   /** One `tools/call`, counted by tool (unknown names in one bucket) and outcome. */
@@ -160,7 +171,9 @@ export class McpCatalog {
   /** `resources/list`: the fixed resources the caller may see, then what each template stands for, paged. */
   async listResources(context: ToolContext, cursor: string | undefined): Promise<ListResourcesResult> {
     const { caller } = context.session;
-    const listed = this.resources.filter((resource) => isListedFor(caller, resource.scopes));
+    // Fixed resources first, then what the templates stand for: the first page shows every fixed resource.
+    const visible = this.resources.filter((resource) => isListedFor(caller, resource.scopes));
+    const listed = [...visible.filter((resource) => !resource.isTemplate), ...visible.filter((resource) => resource.isTemplate)];
     let position = cursor === undefined ? { index: 0, after: null as string | null } : decodeListCursor(cursor);
     const items: Resource[] = [];
     while (position.index < listed.length && items.length < RESOURCE_PAGE_SIZE) {
@@ -182,8 +195,12 @@ export class McpCatalog {
     return position.index < listed.length ? { resources: items, nextCursor: encodeListCursor(position) } : { resources: items };
   }
 
-  /** `resources/read`: the resource's contents, or -32602 naming the URI for one this school does not have. */
-  async readResource(uri: string, context: ToolContext): Promise<ReadResourceResult> {
+  /**
+   * `resources/read`: the resource's contents, or -32602 naming the URI for one this school does not have. With
+   * `cacheHint` (an answer on the 2026-07-28 revision) it says how long the client may reuse it (`ttlMs`, the
+   * resource's own) and who may (`cacheScope`: `public` for what anyone may read, `private` for a member's own data).
+   */
+  async readResource(uri: string, context: ToolContext, cacheHint = false): Promise<ReadResourceResult> {
     const { site, caller } = context.session;
     const found = this.findResource(uri, site);
     if (found === null) throw new ResourceNotFoundError(uri, unknownResourceMessage(uri, site));
@@ -197,7 +214,8 @@ export class McpCatalog {
     }
     try {
       const contents = await resource.spec.read(context, uri, params);
-      return { contents, ...(resource.spec._meta === undefined ? {} : { _meta: resource.spec._meta }) };
+      const cache: CacheHint = cacheHint ? { ttlMs: resource.spec.ttlMs, cacheScope: resource.scopes.length === 0 ? 'public' : 'private' } : {};
+      return { contents, ...cache, ...(resource.spec._meta === undefined ? {} : { _meta: resource.spec._meta }) };
     } catch (error) {
       if (error instanceof ResourceUnavailableError) throw new ResourceNotFoundError(uri, `Resource ${uri} not found: ${error.message}`);
       throw error;
@@ -275,19 +293,35 @@ export class McpCatalog {
     );
     const context = new ToolContext(session);
     const handle = guarded(session);
-    server.setRequestHandler('tools/list', () => ({ tools: [...this.toolDefinitionsFor(session.caller)] }));
+    server.setRequestHandler('tools/list', () => ({ tools: [...this.toolDefinitionsFor(session.caller, session.site)] }));
     server.setRequestHandler('tools/call', (request) => this.callTool(request.params.name, request.params.arguments, context));
     server.setRequestHandler('resources/list', handle((request) => this.listResources(context, request.params?.cursor)));
     server.setRequestHandler('resources/templates/list', () => ({
       resourceTemplates: this.resources.filter((resource) => resource.isTemplate && isListedFor(session.caller, resource.scopes)).map((resource) => resource.templateListing(session.site)),
     }));
-    server.setRequestHandler('resources/read', handle((request) => this.readResource(request.params.uri, context)));
+    const read = handle((uri: string) => this.readResource(uri, context, servesModernEra(server)));
+    server.setRequestHandler('resources/read', (request) => read(request.params.uri));
     server.setRequestHandler('prompts/list', () => ({ prompts: this.promptDefinitionsFor(session.caller) }));
     server.setRequestHandler('prompts/get', handle((request) => this.getPrompt(request.params.name, request.params.arguments ?? {}, context)));
     server.setRequestHandler('completion/complete', handle((request) => this.complete(request.params, context)));
     return server;
   }
 }
+
+/**
+ * Whether a server answers on the 2026-07-28 revision, whose cacheable results carry `ttlMs`/`cacheScope`. The SDK
+ * passes a result's own fields through unchanged on the 2025 era, whose results have no such fields, so they are added
+ * only here. The served era is the instance's (the SDK's wire codec is chosen by it), not the request's `_meta`: a
+ * 2025-era request may carry stray `io.modelcontextprotocol/*` keys and is still answered on its era.
+ */
+function servesModernEra(server: Server): boolean {
+  // Deprecated in favour of the request's envelope, which does not decide the encoding (see above).
+  const version = server.getNegotiatedProtocolVersion();
+  return version !== undefined && version >= FIRST_MODERN_REVISION;
+}
+
+/** The first revision of the modern era (stateless, the `_meta` envelope, cache fields); later ones sort after it. */
+const FIRST_MODERN_REVISION = '2026-07-28';
 
 function unknownResourceMessage(uri: string, site: Site): string {
   let host: string | null = null;

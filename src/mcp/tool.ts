@@ -5,6 +5,7 @@ import type { Scope } from '../clients/scopes.js';
 import type { Variant } from '../config/config.js';
 import { isDatabaseUnavailable } from '../db/connection.js';
 import { AppError, ServiceUnavailableError, ValidationError } from '../shared/errors.js';
+import type { Site } from '../sites/sites.js';
 import { publishedJsonSchema } from './portable-schema.js';
 import type { ToolContext } from './session.js';
 
@@ -24,8 +25,11 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodObject> {
   input: I;
   output: O;
   annotations: ToolAnnotations;
-  /** Extension metadata of the definition, e.g. the interactive view an MCP Apps host shows with the result. */
-  _meta?: Tool['_meta'];
+  /**
+   * Extension metadata of the definition, e.g. the interactive view an MCP Apps host shows with the result. A function
+   * of the site when a value names the school (a view's `ui://{host}/…` URI): `definitionFor` builds it once per site.
+   */
+  _meta?: Tool['_meta'] | ((site: Site) => Tool['_meta']);
   run(input: z.output<I>, context: ToolContext): Promise<z.input<O>>;
 }
 
@@ -35,8 +39,13 @@ export interface McpTool {
   readonly description: string;
   readonly scopes: readonly Scope[];
   readonly variants: readonly Variant[];
-  /** What `tools/list` shows: name, title, description, annotations and both schemas as JSON Schema, built once. */
+  /**
+   * What `tools/list` shows: name, title, description, annotations and both schemas as JSON Schema, built once; with
+   * the `_meta` only when it is the same at every site (see `definitionFor`).
+   */
   readonly definition: Tool;
+  /** The definition as `tools/list` shows it at a site: `definition` itself unless `_meta` depends on the site. */
+  definitionFor(site: Site): Tool;
   /**
    * Compiles the check of results against the published output schema (JSON Schema, the one clients check too) with
    * the given provider. Called once when a variant's toolset is built; `call` compiles it on first use otherwise.
@@ -48,6 +57,13 @@ export interface McpTool {
    * schemas and their compiled validators) is shared by every request of the process.
    */
   call(args: unknown, context: ToolContext): Promise<CallToolResult>;
+  /**
+   * The tool's structured result, the same steps as `call` (input check, run, output check) for a resource or a
+   * prompt that shows the tool's JSON: one code path, one shape. Failures are thrown instead of answered: a ToolError
+   * (`invalid_request` for arguments the input schema refuses, the tool's own codes such as `not_found`,
+   * `server_error` for a result that breaks the output schema) or the domain's error as it is.
+   */
+  structured(args: unknown, context: ToolContext): Promise<Record<string, unknown>>;
 }
 
 /** A failure a tool reports to the agent as a tool error (`isError: true`), with a machine-readable code. */
@@ -102,9 +118,28 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
     inputSchema: publishedJsonSchema(spec.input, 'input') as Tool['inputSchema'],
     outputSchema: publishedJsonSchema(spec.output, 'output') as Tool['outputSchema'],
     annotations: { title: spec.title, ...spec.annotations },
-    ...(spec._meta === undefined ? {} : { _meta: spec._meta }),
+    ...(spec._meta === undefined || typeof spec._meta === 'function' ? {} : { _meta: spec._meta }),
   };
+  const metaOf = typeof spec._meta === 'function' ? spec._meta : null;
+  // One definition per site object (the site cache keeps one while it is fresh): a member's tools/list copies nothing.
+  const siteDefinitions = new WeakMap<Site, Tool>();
   let checkOutput: JsonSchemaValidator<unknown> | undefined;
+  /** Input check, run, output check: what `call` answers and what `structured` returns. */
+  async function structuredResult(args: unknown, context: ToolContext): Promise<Record<string, unknown>> {
+    // zod compiles a schema's checks on its first parse and keeps them on the schema object: built once per process.
+    const input = spec.input.safeParse(args ?? {});
+    if (!input.success) throw new ToolError('invalid_request', `Input validation error: Invalid arguments for tool ${spec.name}: ${schemaProblems(input.error)}`);
+    const structured = (await spec.run(input.data, context)) as Record<string, unknown>;
+    // The published output schema is a promise to clients (the SDK client checks results against it too): a result
+    // that breaks it is a bug. Checked with the compiled JSON Schema validator: no copy of the result is made.
+    checkOutput ??= sharedValidators().getValidator(definition.outputSchema as JsonSchemaType);
+    const output = checkOutput(structured);
+    if (!output.valid) {
+      context.session.log.error({ tool: spec.name, problems: output.errorMessage }, 'mcp tool result does not match its output schema');
+      throw new ToolError('server_error', 'the tool failed unexpectedly; retry later');
+    }
+    return structured;
+  }
   return {
     name: spec.name,
     title: spec.title,
@@ -112,31 +147,29 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
     scopes: spec.scopes,
     variants: spec.variants ?? ['A', 'B'],
     definition,
+    definitionFor(site) {
+      if (metaOf === null) return definition;
+      let built = siteDefinitions.get(site);
+      if (built === undefined) {
+        const _meta = metaOf(site);
+        built = _meta === undefined ? definition : { ...definition, _meta };
+        siteDefinitions.set(site, built);
+      }
+      return built;
+    },
     compile(validators) {
       checkOutput ??= validators.getValidator(definition.outputSchema as JsonSchemaType);
     },
     async call(args, context) {
-      // zod compiles a schema's checks on its first parse and keeps them on the schema object: built once per process.
-      const input = spec.input.safeParse(args ?? {});
-      if (!input.success) {
-        return toolErrorResult('invalid_request', `Input validation error: Invalid arguments for tool ${spec.name}: ${schemaProblems(input.error)}`);
-      }
       let structured: Record<string, unknown>;
       try {
-        structured = (await spec.run(input.data, context)) as Record<string, unknown>;
+        structured = await structuredResult(args, context);
       } catch (error) {
         return failureResult(error, context, spec.name);
       }
-      // The published output schema is a promise to clients (the SDK client checks results against it too): a result
-      // that breaks it is a bug. Checked with the compiled JSON Schema validator: no copy of the result is made.
-      checkOutput ??= sharedValidators().getValidator(definition.outputSchema as JsonSchemaType);
-      const output = checkOutput(structured);
-      if (!output.valid) {
-        context.session.log.error({ tool: spec.name, problems: output.errorMessage }, 'mcp tool result does not match its output schema');
-        return toolErrorResult('server_error', 'the tool failed unexpectedly; retry later');
-      }
       return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
     },
+    structured: structuredResult,
   };
 }
 

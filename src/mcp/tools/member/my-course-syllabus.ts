@@ -4,8 +4,10 @@ import type { MemberContext } from '../../../member/context.js';
 import { encodeNodeId } from '../../../member/ids.js';
 import { lectureSyllabus } from '../../../member/lecture-syllabus.js';
 import { optionalDateTime } from '../../format.js';
+import { myCourseSyllabusView } from '../../resources/my-course-syllabus-view.js';
 import { courseReference, dateTime, parseCourseReference } from '../../schemas.js';
 import { defineTool, READ_ONLY, ToolError } from '../../tool.js';
+import { viewLink } from '../../views/view-resource.js';
 import { enrolledCourseFields, enrolledCourseOutput, progressOutput } from './course-output.js';
 
 /** One of the member's enrolled courses by id or slug (a course of this site in any status); null when not enrolled. */
@@ -66,6 +68,8 @@ export const getMyCourseSyllabus = defineTool({
     ),
   }),
   annotations: READ_ONLY,
+  // Hosts that show MCP Apps draw the result with this view; other clients get the same structured content.
+  _meta: viewLink(myCourseSyllabusView),
   async run(input, context) {
     const member = context.member();
     const course = await findEnrolledCourse(member, input.course);

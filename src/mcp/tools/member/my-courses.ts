@@ -3,8 +3,10 @@ import { lastWatched, listEnrolledCourses } from '../../../member/courses.js';
 import { DEFAULT_LIMITS } from '../../../member/pagination.js';
 import { progressSummary } from '../../../member/progress-summaries.js';
 import { forwardPageInfo } from '../../format.js';
+import { myCoursesView } from '../../resources/my-courses-view.js';
 import { pageInfo, pageInput, totalCount } from '../../schemas.js';
 import { defineTool, READ_ONLY } from '../../tool.js';
+import { viewLink } from '../../views/view-resource.js';
 import { enrolledCourseFields, enrolledCourseOutput, lastWatchedOutput, lastWatchedOutputOf, progressOutput } from './course-output.js';
 
 export const listMyCourses = defineTool({
@@ -20,6 +22,8 @@ export const listMyCourses = defineTool({
     totalCount,
   }),
   annotations: READ_ONLY,
+  // Hosts that show MCP Apps draw the result with this view; other clients get the same structured content.
+  _meta: viewLink(myCoursesView),
   async run(input, context) {
     const member = context.member();
     const page = await listEnrolledCourses(member, { first: input.first ?? null, after: input.cursor ?? null });
