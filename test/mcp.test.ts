@@ -486,7 +486,7 @@ function mcpSuite(variant: Variant, scratch: () => ScratchDatabase): void {
       });
     });
 
-    it('answers an anonymous call of a user-bound tool with 401 and the challenge that starts OAuth (issue 14), and "not found" for a tool that does not exist', async () => {
+    it('answers an anonymous call of a user-bound tool with 401 and the challenge that starts OAuth, and a JSON-RPC -32602 for a tool that does not exist', async () => {
       const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_my_course_syllabus', arguments: { course: 'foundations-of-typography' } } };
       const response = await fetch(`${origin}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(call) });
       expect(response.status).to.equal(401);
@@ -499,9 +499,13 @@ function mcpSuite(variant: Variant, scratch: () => ScratchDatabase): void {
           (error: unknown) => error,
         );
         expect(refused).to.be.instanceOf(StreamableHTTPError).with.property('code', 401);
-        const unknown = await client.callTool({ name: 'drop_tables', arguments: {} });
-        expect(unknown.isError).to.equal(true);
-        expect(textOf(unknown)).to.include('not found');
+        // The MCP tools spec: an unknown tool is a protocol error (-32602), not a tool result.
+        const unknown = await client.callTool({ name: 'drop_tables', arguments: {} }).then(
+          () => null,
+          (error: unknown) => error as { code?: number; message?: string },
+        );
+        expect(unknown?.code).to.equal(-32602);
+        expect(unknown?.message).to.include('Unknown tool: drop_tables');
       });
     });
 
@@ -516,7 +520,11 @@ function mcpSuite(variant: Variant, scratch: () => ScratchDatabase): void {
       it('has no tools for the variant A member fields (meetings, payments, notifications)', async () => {
         await withClient(origin, tokens.full, async (client) => {
           for (const name of [...MEMBER_READ_TOOLS.A, ...MEMBER_WRITE_TOOLS.A].filter((tool) => !MEMBER_READ_TOOLS.B.includes(tool))) {
-            expect(textOf(await client.callTool({ name, arguments: {} }))).to.include('not found');
+            const refused = await client.callTool({ name, arguments: {} }).then(
+              () => null,
+              (error: unknown) => error as { code?: number },
+            );
+            expect(refused?.code, name).to.equal(-32602);
           }
         });
       });

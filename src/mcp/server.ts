@@ -122,16 +122,24 @@ export class McpCatalog {
     return this.tools.filter((tool) => isListedFor(caller, tool.scopes)).map((tool) => tool.definitionFor(site));
   }
 
-  /** One `tools/call`, counted by tool (unknown names in one bucket) and outcome. */
+  /**
+   * One `tools/call`, counted by tool (unknown names in one bucket) and outcome. A tool this variant does not have is
+   * a protocol error, JSON-RPC -32602 naming it (the MCP tools spec, "Error Handling": unknown tools are protocol
+   * errors; what goes wrong inside a tool is a tool error the model can read).
+   */
   async callTool(name: string, args: unknown, context: ToolContext): Promise<CallToolResult> {
-    const result = await this.runTool(name, args, context);
-    context.session.services.metrics.mcpToolCalls.inc({ tool: this.toolsByName.has(name) ? name : '(unknown)', outcome: result.isError ? 'error' : 'ok' });
+    const tool = this.toolsByName.get(name);
+    if (!tool) {
+      context.session.services.metrics.mcpToolCalls.inc({ tool: '(unknown)', outcome: 'error' });
+      const shown = name.length > 100 ? `${name.slice(0, 100)}…` : name;
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${shown}; tools/list lists the tools of this school`, { name: shown });
+    }
+    const result = await this.runTool(tool, args, context);
+    context.session.services.metrics.mcpToolCalls.inc({ tool: name, outcome: result.isError ? 'error' : 'ok' });
     return result;
   }
 
-  private async runTool(name: string, args: unknown, context: ToolContext): Promise<CallToolResult> {
-    const tool = this.toolsByName.get(name);
-    if (!tool) return toolErrorResult('not_found', `Tool ${name} not found; tools/list lists the tools this connection may use`);
+  private async runTool(tool: McpTool, args: unknown, context: ToolContext): Promise<CallToolResult> {
     const { session } = context;
     // Callers who could get the scopes were answered 401/403 before the server (src/mcp/endpoint.ts); what is left
     // here is a token that can never hold them.
