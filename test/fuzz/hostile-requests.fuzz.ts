@@ -3,7 +3,7 @@
  * userinfo and authorization endpoints, the member GraphQL API, /mcp, the admin API, and raw HTTP/1.1 abuse of their
  * paths. For every request, on both stores:
  *
- * - the answer is not a 5xx (and there is one);
+ * - the answer is not a 5xx (and there is one), nor at /mcp a JSON-RPC internal error (-32603), its 5xx;
  * - it comes within 2 s (a request slow once is re-sent; slow every time fails);
  * - nothing in it (headers, body) is a stack trace or SQL/driver text the server made up (echoes of the request
  *   are blanked out first);
@@ -30,7 +30,7 @@ import { mcpRequests } from './families/mcp.js';
 import { authorizeRequests, registrationRequests, revocationRequests, tokenRequests, userinfoRequests } from './families/oauth.js';
 import { transportRequests } from './families/transport.js';
 import { startFuzzServer, type FuzzFixtures } from './support/fixtures.js';
-import { formatViolation, leakViolations } from './support/checks.js';
+import { formatViolation, jsonRpcInternalError, leakViolations } from './support/checks.js';
 import { closeClient, type Family, type FuzzRequest, type FuzzResponse } from './support/http-client.js';
 import { rowCounter, tableNames } from './support/row-counts.js';
 import { describeFailure, FuzzRunner, percentile, SLOW_MS, type Failure } from './support/runner.js';
@@ -62,7 +62,7 @@ const FAMILIES: ReadonlyArray<{ family: Family; weight: number; title: string; b
   { family: 'userinfo', weight: 7, title: 'GET|POST /api/oauth/userinfo', build: userinfoRequests },
   { family: 'authorize', weight: 12, title: 'GET /oauth/authorize (invalid requests only)', build: authorizeRequests },
   { family: 'graphql', weight: 16, title: `the member GraphQL API`, build: graphqlRequests },
-  { family: 'mcp', weight: 14, title: '/mcp', build: mcpRequests },
+  { family: 'mcp', weight: 14, title: '/mcp, both protocol eras', build: mcpRequests },
   { family: 'transport', weight: 5, title: 'raw HTTP/1.1 abuse of every path', build: transportRequests },
   { family: 'admin', weight: 18, title: 'the admin API', build: adminRequests },
 ];
@@ -95,6 +95,16 @@ describe('fuzz: the answer checks', () => {
     expect(formatViolation('admin', request, answer(404, { error: 'not_found' }))).to.not.equal(null);
     expect(formatViolation('graphql', request, answer(415, '', 'text/plain; charset=utf-8'))).to.not.equal(null);
     expect(formatViolation('mcp', request, answer(400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null }))).to.equal(null);
+  });
+
+  it('finds a JSON-RPC internal error at /mcp, in one answer, a batch or an SSE event, and nothing else', () => {
+    const internal = { jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: 1 };
+    const invalid = { jsonrpc: '2.0', error: { code: -32602, message: 'Invalid params' }, id: 2 };
+    expect(jsonRpcInternalError('mcp', answer(200, internal))?.check).to.equal('server-error');
+    expect(jsonRpcInternalError('mcp', answer(200, [invalid, internal]))?.check).to.equal('server-error');
+    expect(jsonRpcInternalError('mcp', answer(200, `event: message\ndata: ${JSON.stringify(internal)}\n\n`, 'text/event-stream'))?.check).to.equal('server-error');
+    expect(jsonRpcInternalError('mcp', answer(200, invalid))).to.equal(null);
+    expect(jsonRpcInternalError('graphql', answer(200, internal))).to.equal(null);
   });
 });
 

@@ -313,3 +313,34 @@ export function formatViolation(family: Family, request: FuzzRequest, response: 
 export function statusViolation(response: FuzzResponse): Violation | null {
   return response.status >= 500 || response.status < 100 ? { check: 'server-error', message: `HTTP ${response.status}` } : null;
 }
+
+/** The JSON-RPC messages of an /mcp answer: one, a batch, or the events of an SSE stream. */
+function jsonRpcMessagesOf(response: FuzzResponse): unknown[] {
+  if (/^text\/event-stream\b/i.test(header(response, 'content-type'))) {
+    return response.text
+      .split('\n')
+      .filter((line) => line.startsWith('data:'))
+      .flatMap((line) => {
+        const parsed = parseJson(line.slice(5));
+        return parsed.ok ? (Array.isArray(parsed.value) ? parsed.value : [parsed.value]) : [];
+      });
+  }
+  const parsed = parseJson(response.text);
+  if (!parsed.ok) return [];
+  return Array.isArray(parsed.value) ? parsed.value : [parsed.value];
+}
+
+/**
+ * /mcp's 5xx: a JSON-RPC internal error (-32603) rides in an HTTP 200 (2025 era) or any status (2026-07-28). With the
+ * store up, as it is under the fuzz, no request should end in one: a client's mistake is -32602 or -32600.
+ */
+export function jsonRpcInternalError(family: string, response: FuzzResponse): Violation | null {
+  if (family !== 'mcp') return null;
+  for (const message of jsonRpcMessagesOf(response)) {
+    if (!isObject(message) || !isObject(message.error) || message.error.code !== -32603) continue;
+    const text = typeof message.error.message === 'string' ? message.error.message : '';
+    return { check: 'server-error', message: `JSON-RPC -32603 (internal error): ${text.replace(/\s+/g, ' ').slice(0, 160)}` };
+  }
+  return null;
+}
+

@@ -4,7 +4,7 @@
  * so one run reports every distinct failure it finds rather than only the first.
  */
 import fc from 'fast-check';
-import { formatViolation, leakViolations, statusViolation, type CheckName, type Violation } from './checks.js';
+import { formatViolation, jsonRpcInternalError, leakViolations, statusViolation, type CheckName, type Violation } from './checks.js';
 import type { ErrorLog } from './fixtures.js';
 import { NoResponseError, send, type Family, type FuzzRequest, type FuzzResponse, type Target } from './http-client.js';
 import { excerpt } from './hostile.js';
@@ -132,7 +132,7 @@ export class FuzzRunner {
       return { response: null, violations, serverLog: [] };
     }
     const response = answer;
-    const status = statusViolation(response);
+    const status = statusViolation(response) ?? jsonRpcInternalError(request.family, response);
     if (status) violations.push(status);
     violations.push(...leakViolations(request, response));
     const format = formatViolation(request.family, request, response);
