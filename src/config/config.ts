@@ -33,6 +33,8 @@ export interface Config {
   metricsHost: string;
   /** The keys that encrypt the private signing keys in the database (docs/signing-keys.md). */
   keyEncryption: KeyEncryptionConfig;
+  /** Answer the common /mcp tool calls and resource reads directly (docs/mcp.md); false: every request through the SDK. */
+  mcpDirectAnswers: boolean;
 }
 
 export interface AnonymousLimitsConfig {
@@ -165,5 +167,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       failuresPerTenMinutes: parsePositive(env.SCHOOLGATE_FAILURE_LIMIT_PER_10_MINUTES, 'SCHOOLGATE_FAILURE_LIMIT_PER_10_MINUTES', 100),
     },
     keyEncryption: parseKeyEncryption(env, database),
+    mcpDirectAnswers: parseBoolean(env.SCHOOLGATE_MCP_DIRECT_ANSWERS, 'SCHOOLGATE_MCP_DIRECT_ANSWERS', true),
   };
 }

@@ -9,6 +9,7 @@ import type { Site } from '../sites/sites.js';
 import { accessTo } from './access.js';
 import { authenticateMcpCaller } from './auth.js';
 import { readMcpBody } from './body.js';
+import { answerDirectly } from './direct-answer.js';
 import { McpCatalog, type Operation } from './server.js';
 import { McpServing } from './serving.js';
 import type { McpCaller } from './session.js';
@@ -119,7 +120,8 @@ async function writeResponse(ctx: ParameterizedContext, response: Response): Pro
  * 4. DNS-rebinding protection (403);
  * 5. access: a member operation without a token answers 401 with the challenge that starts OAuth, one the member's
  *    token lacks scopes for answers 403 `insufficient_scope` naming them all (the step-up);
- * 6. the SDK answers the message.
+ * 6. the common tool call or resource read is answered straight from the catalogue (src/mcp/direct-answer.ts), the
+ *    SDK answers everything else.
  */
 export function mcpEndpoint(services: Services): Middleware<SiteState> {
   const { trustProxy } = services.config;
@@ -165,7 +167,15 @@ export function mcpEndpoint(services: Services): Middleware<SiteState> {
       if (!ctx.res.writableFinished) abort.abort();
     });
     const session = { services, site, log: ctx.state.log, caller, now: new Date() };
-    const response = await serving.answer(webRequest(ctx, site, abort.signal), message, session, answersWithJson(ctx.get('accept') || undefined));
+    const prefersJson = answersWithJson(ctx.get('accept') || undefined);
+    const direct = services.config.mcpDirectAnswers ? await answerDirectly(message, ctx.req.headers, prefersJson, catalog, session) : null;
+    if (direct !== null) {
+      ctx.status = 200;
+      ctx.set('Content-Type', 'application/json');
+      ctx.body = direct;
+      return;
+    }
+    const response = await serving.answer(webRequest(ctx, site, abort.signal), message, session, prefersJson);
     await writeResponse(ctx, response);
   };
 }

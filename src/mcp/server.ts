@@ -8,6 +8,7 @@ import {
   type CompleteRequest,
   type CompleteResult,
   type GetPromptResult,
+  type Implementation,
   type ListResourcesResult,
   type Prompt,
   type ReadResourceResult,
@@ -37,6 +38,11 @@ export const RESOURCE_PAGE_SIZE = 50;
 const MAX_COMPLETIONS = 100;
 
 const existsIn = (variant: Variant) => (item: { variants?: readonly Variant[] }) => (item.variants ?? ['A', 'B']).includes(variant);
+
+/** How the server names itself at a school (`initialize`, `server/discover`, the 2026-07-28 `_meta` of results). */
+export function serverInfoOf(site: Site): Implementation {
+  return { name: SERVER_NAME, title: site.name, version: SERVER_VERSION, websiteUrl: site.origin };
+}
 
 /** Tools that exist in a variant (variant A's member fields exist only there). */
 export function toolsOfVariant(variant: Variant): McpTool[] {
@@ -114,6 +120,11 @@ export class McpCatalog {
       default:
         return null;
     }
+  }
+
+  /** The variant's tool of that name. */
+  toolNamed(name: string): McpTool | undefined {
+    return this.toolsByName.get(name);
   }
 
   /** The tool definitions `tools/list` shows the caller, in registry order. */
@@ -285,7 +296,7 @@ export class McpCatalog {
   serverFor(session: McpSession): Server {
     const listHint: CacheHint = session.caller.authInfo === null ? { ttlMs: 10 * 60_000, cacheScope: 'public' } : { ttlMs: 10 * 60_000, cacheScope: 'private' };
     const server = new SchoolServer(
-      { name: SERVER_NAME, title: session.site.name, version: SERVER_VERSION, websiteUrl: session.site.origin },
+      serverInfoOf(session.site),
       {
         capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false }, completions: {} },
         instructions: instructions(session, this),
