@@ -161,11 +161,6 @@ export function mcpEndpoint(services: Services): Middleware<SiteState> {
       );
     }
 
-    // A client that goes away before its answer: abort what still runs for it.
-    const abort = new AbortController();
-    ctx.res.on('close', () => {
-      if (!ctx.res.writableFinished) abort.abort();
-    });
     const session = { services, site, log: ctx.state.log, caller, now: new Date() };
     const prefersJson = answersWithJson(ctx.get('accept') || undefined);
     const direct = services.config.mcpDirectAnswers ? await answerDirectly(message, ctx.req.headers, prefersJson, catalog, session) : null;
@@ -175,6 +170,11 @@ export function mcpEndpoint(services: Services): Middleware<SiteState> {
       ctx.body = direct;
       return;
     }
+    // A client that goes away before its answer: abort what still runs for it.
+    const abort = new AbortController();
+    ctx.res.on('close', () => {
+      if (!ctx.res.writableFinished) abort.abort();
+    });
     const response = await serving.answer(webRequest(ctx, site, abort.signal), message, session, prefersJson);
     await writeResponse(ctx, response);
   };
