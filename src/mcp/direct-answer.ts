@@ -1,10 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { SERVER_INFO_META_KEY, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type ReadResourceResult } from '@modelcontextprotocol/server';
 import { accessTo } from './access.js';
+import { MODERN_REVISION } from './revisions.js';
 import { serverInfoOf, type McpCatalog } from './server.js';
 import { ToolContext, type McpSession } from './session.js';
 
-const MODERN_REVISION = '2026-07-28';
 const PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';

@@ -20,6 +20,7 @@ import type { Variant } from '../config/config.js';
 import type { Site } from '../sites/sites.js';
 import { accessTo, isListedFor, refusalReason } from './access.js';
 import { guarded } from './handler-errors.js';
+import { MODERN_REVISION } from './revisions.js';
 import { SchoolServer } from './school-server.js';
 import { PromptArgumentError, type McpPrompt } from './prompt.js';
 import { PROMPTS } from './prompts/index.js';
@@ -337,11 +338,9 @@ export class McpCatalog {
 function servesModernEra(server: Server): boolean {
   // Deprecated in favour of the request's envelope, which does not decide the encoding (see above).
   const version = server.getNegotiatedProtocolVersion();
-  return version !== undefined && version >= FIRST_MODERN_REVISION;
+  return version !== undefined && version >= MODERN_REVISION;
 }
 
-/** The first revision of the modern era (stateless, the `_meta` envelope, cache fields); later ones sort after it. */
-const FIRST_MODERN_REVISION = '2026-07-28';
 
 function unknownResourceMessage(uri: string, site: Site): string {
   let host: string | null = null;

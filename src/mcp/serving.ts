@@ -8,11 +8,9 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import type { Logger } from '../shared/logger.js';
+import { MODERN_REVISION } from './revisions.js';
 import type { McpCatalog } from './server.js';
 import type { McpSession } from './session.js';
-
-/** The revision whose requests carry the `_meta` envelope; revisions are dates, so later ones sort after it. */
-const MODERN_REVISION = '2026-07-28';
 
 /** The id of a lone JSON-RPC request (not a batch, notification or response): what an error about it must echo. */
 function loneRequestId(message: unknown): string | number | null {
