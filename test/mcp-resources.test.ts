@@ -8,7 +8,7 @@ import { importSiteDocument } from '../src/import/import-site.js';
 import { encodeNodeId } from '../src/member/ids.js';
 import { RESOURCE_PAGE_SIZE } from '../src/mcp/server.js';
 import { describeEachDatabase, type ScratchDatabase } from './support/databases.js';
-import { MCP_ERAS, postModern, withMcpClient, type AnyMcpClient, type McpEra } from './support/mcp-clients.js';
+import { MCP_ERAS, postModern, withMcpClient, type AnyMcpClient, type McpCourse, type McpEra } from './support/mcp-clients.js';
 import { gql, memberToken } from './support/member-api.js';
 import { discover, exchangeCode, issueCode, makeClient } from './support/oauth-fixtures.js';
 import { startTestServer, type TestServer } from './support/server.js';
@@ -182,17 +182,6 @@ function pagingDocument(origin: string, now: number): ImportDocument {
     ],
     enrollments: numbers.slice(0, PAGING_ENROLLMENTS).map((n) => ({ externalId: `enr-${two(n)}`, course: `crs-${two(n)}`, user: PAGER, enrolledAt: iso(now - DAY - n * MINUTE), hasLifetimeAccess: true })),
   };
-}
-
-interface McpCourse {
-  id: string;
-  slug: string;
-  title: string;
-  hasLifetimeAccess: boolean;
-  expireDate: string | null;
-  accessEnded: boolean;
-  progress: Record<string, number>;
-  lastWatchedLecture: { lectureId: string; positionSeconds: number } | null;
 }
 
 interface ScheduleItem {

@@ -21,7 +21,7 @@ import { startServer } from '../src/server.js';
 import { toolsOfVariant } from '../src/mcp/server.js';
 import { createServices } from '../src/services.js';
 import { describeEachDatabase, type ScratchDatabase } from './support/databases.js';
-import { MCP_ERAS, postModern, withMcpClient } from './support/mcp-clients.js';
+import { MCP_ERAS, postModern, withMcpClient, type McpCourse } from './support/mcp-clients.js';
 import { gql, memberToken, type GraphQLResult } from './support/member-api.js';
 import { discover, exchangeCode, issueCode, makeClient, type TestClient } from './support/oauth-fixtures.js';
 import { startTestServer, testConfig, type TestServer } from './support/server.js';
@@ -188,17 +188,6 @@ interface GqlCourse {
   lastWatchedLecture: { lectureId: string; positionSeconds: number } | null;
   detailProgress: Record<string, number>;
   sections: Array<{ id: string; title: string; position: number; lectures: GqlLecture[] }>;
-}
-
-interface McpCourse {
-  id: string;
-  slug: string;
-  title: string;
-  hasLifetimeAccess: boolean;
-  expireDate: string | null;
-  accessEnded: boolean;
-  progress: Record<string, number>;
-  lastWatchedLecture: { lectureId: string; positionSeconds: number } | null;
 }
 
 interface McpSyllabus {

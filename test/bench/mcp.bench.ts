@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import { findUserByEmail } from '../../src/accounts/users.js';
 import { importSiteDocument } from '../../src/import/import-site.js';
 import { encodeNodeId } from '../../src/member/ids.js';
-import { type McpEra, MODERN_META, modernHeaders } from '../support/mcp-clients.js';
+import { type McpCourse, type McpEra, MODERN_META, modernHeaders } from '../support/mcp-clients.js';
 import { graphqlPath, memberToken } from '../support/member-api.js';
 import type { BenchContext, Comparison, Target } from './harness.js';
 import { COURSES, LECTURES_PER_SECTION, SECTIONS, syllabusDocument, type BenchMember } from './syllabus-data.js';
@@ -44,16 +44,6 @@ interface GqlCourse {
 interface GqlAnswer {
   data?: { viewer: { enrolledCourses: { totalCount?: number; pageInfo?: { hasNextPage: boolean }; nodes: GqlCourse[] } } };
   errors?: unknown[];
-}
-
-interface McpCourse {
-  id: string;
-  slug: string;
-  title: string;
-  hasLifetimeAccess: boolean;
-  expireDate: string | null;
-  progress: Progress;
-  lastWatchedLecture: Resume;
 }
 
 interface McpSyllabus {

@@ -67,3 +67,15 @@ export async function postModern(origin: string, id: number | string, method: st
     body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: MODERN_META } }),
   });
 }
+
+/** One course as `list_my_courses` returns it (and the member resources that hold its JSON). */
+export interface McpCourse {
+  id: string;
+  slug: string;
+  title: string;
+  hasLifetimeAccess: boolean;
+  expireDate: string | null;
+  accessEnded: boolean;
+  progress: Record<string, number>;
+  lastWatchedLecture: { lectureId: string; positionSeconds: number } | null;
+}
