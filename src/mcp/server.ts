@@ -22,6 +22,7 @@ import { accessTo, isListedFor, refusalReason } from './access.js';
 import { guarded } from './handler-errors.js';
 import { MODERN_REVISION } from './revisions.js';
 import { SchoolServer } from './school-server.js';
+import { existsIn } from './variants.js';
 import { PromptArgumentError, type McpPrompt } from './prompt.js';
 import { PROMPTS } from './prompts/index.js';
 import { resourceAuthority, ResourceUnavailableError, type McpResource } from './resource.js';
@@ -38,8 +39,6 @@ export const RESOURCE_PAGE_SIZE = 50;
 /** Values per `completion/complete` answer (the MCP limit). */
 const MAX_COMPLETIONS = 100;
 
-const existsIn = (variant: Variant) => (item: { variants?: readonly Variant[] }) => (item.variants ?? ['A', 'B']).includes(variant);
-
 /** How the server names itself at a school (`initialize`, `server/discover`, the 2026-07-28 `_meta` of results). */
 export function serverInfoOf(site: Site): Implementation {
   return { name: SERVER_NAME, title: site.name, version: SERVER_VERSION, websiteUrl: site.origin };
@@ -47,17 +46,17 @@ export function serverInfoOf(site: Site): Implementation {
 
 /** Tools that exist in a variant (variant A's member fields exist only there). */
 export function toolsOfVariant(variant: Variant): McpTool[] {
-  return ALL_TOOLS.filter((tool) => existsIn(variant)(tool));
+  return ALL_TOOLS.filter((tool) => existsIn(variant, tool));
 }
 
 /** Resources and resource templates that exist in a variant, in registry order. */
 export function resourcesOfVariant(variant: Variant): McpResource[] {
-  return RESOURCES.filter((resource) => existsIn(variant)(resource.spec));
+  return RESOURCES.filter((resource) => existsIn(variant, resource.spec));
 }
 
 /** Prompts that exist in a variant, in registry order. */
 export function promptsOfVariant(variant: Variant): McpPrompt[] {
-  return PROMPTS.filter((prompt) => existsIn(variant)(prompt.spec));
+  return PROMPTS.filter((prompt) => existsIn(variant, prompt.spec));
 }
 
 /** The operation a JSON-RPC request asks for, and the scopes it needs; null for one that needs none (lists, ping). */
