@@ -15,6 +15,7 @@ import * as housekeeping from './0013_housekeeping.js';
 import * as siteProfiles from './0014_site_profiles.js';
 import * as signingKeyEncryption from './0015_signing_key_encryption.js';
 import * as deprecationUsage from './0016_deprecation_usage.js';
+import * as clientAuthenticationAndSessions from './0017_client_authentication_and_sessions.js';
 
 type Migration = Knex.Migration;
 
@@ -36,6 +37,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['0014_site_profiles', siteProfiles],
   ['0015_signing_key_encryption', signingKeyEncryption],
   ['0016_deprecation_usage', deprecationUsage],
+  ['0017_client_authentication_and_sessions', clientAuthenticationAndSessions],
 ];
 
 /** Bundled with the code instead of read from a folder, so the same list runs from src/ (tsx) and dist/ (node). */
