@@ -2070,10 +2070,10 @@ export interface components {
          */
         OAuthApplicationCreatableKind: "operator_created" | "vendor_platform";
         /**
-         * @description `none` (public client, PKCE S256, no secret) or `client_secret_post` (confidential client).
+         * @description How the client authenticates at the token, revocation and introspection endpoints: `none` (public client, PKCE S256, no secret), `client_secret_post` or `client_secret_basic` (confidential client with a secret, in the form body or in HTTP Basic), or `private_key_jwt` (confidential client signing an assertion with a key it registered).
          * @enum {string}
          */
-        TokenEndpointAuthMethod: "none" | "client_secret_post";
+        TokenEndpointAuthMethod: "none" | "client_secret_post" | "client_secret_basic" | "private_key_jwt";
         /**
          * @default -createdAt
          * @enum {string}

@@ -6,7 +6,14 @@ import { redirectUriProblems } from './redirect-uris.js';
 import { isScope, scopesForAudience, type Audience, type Scope } from './scopes.js';
 
 export type ClientKind = 'operator_created' | 'vendor_platform' | 'metadata_document';
-export type TokenEndpointAuthMethod = 'none' | 'client_secret_post';
+/** RFC 6749 2.3 and OIDC Core 9: how a client authenticates at the token, revocation and introspection endpoints. */
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic', 'private_key_jwt'] as const;
+export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
+
+/** A JWK Set as a client registers it (RFC 7517 5); its keys are checked when they are registered. */
+export interface ClientJwks {
+  keys: Array<Record<string, unknown>>;
+}
 
 export interface OAuthClient {
   /** Row id, used by foreign keys. */
@@ -21,6 +28,15 @@ export interface OAuthClient {
   scopes: Scope[];
   kind: ClientKind;
   reviewed: boolean;
+  /** private_key_jwt keys (RFC 7523), registered inline; at most one of `jwks` and `jwksUri` is set. */
+  jwks: ClientJwks | null;
+  jwksUri: string | null;
+  /** RFC 9449 5.2: every access token of this client must be DPoP-bound. */
+  dpopBoundAccessTokens: boolean;
+  /** OIDC RP-Initiated Logout 1.0 3.1: where the end_session endpoint may send the member back to. */
+  postLogoutRedirectUris: string[];
+  /** OIDC Back-Channel Logout 1.0 2.2: where logout tokens are POSTed. */
+  backchannelLogoutUri: string | null;
   version: number;
   createdAt: Date;
   updatedAt: Date;
@@ -40,9 +56,18 @@ export interface ClientRow {
   scopes: unknown;
   kind: string;
   reviewed: number | boolean;
+  jwks: unknown;
+  jwks_uri: string | null;
+  dpop_bound_access_tokens: number | boolean;
+  post_logout_redirect_uris: unknown;
+  backchannel_logout_uri: string | null;
   version: number;
   created_at: unknown;
   updated_at: unknown;
+}
+
+function authMethodOf(column: string): TokenEndpointAuthMethod {
+  return (TOKEN_ENDPOINT_AUTH_METHODS as readonly string[]).includes(column) ? (column as TokenEndpointAuthMethod) : 'none';
 }
 
 /** The `audience` column: operator clients are marked as such; anything else is a member client. */
@@ -58,11 +83,16 @@ export function clientFromRow(row: ClientRow): OAuthClient {
     name: row.name,
     audience: audienceOf(row.audience),
     confidential: Boolean(row.confidential),
-    tokenEndpointAuthMethod: row.token_endpoint_auth_method === 'client_secret_post' ? 'client_secret_post' : 'none',
+    tokenEndpointAuthMethod: authMethodOf(row.token_endpoint_auth_method),
     redirectUris: parseJsonColumn<string[]>(row.redirect_uris),
     scopes: parseJsonColumn<Scope[]>(row.scopes),
     kind: row.kind as ClientKind,
     reviewed: Boolean(row.reviewed),
+    jwks: row.jwks === null || row.jwks === undefined ? null : parseJsonColumn<ClientJwks>(row.jwks),
+    jwksUri: row.jwks_uri ?? null,
+    dpopBoundAccessTokens: Boolean(row.dpop_bound_access_tokens),
+    postLogoutRedirectUris: row.post_logout_redirect_uris === null || row.post_logout_redirect_uris === undefined ? [] : parseJsonColumn<string[]>(row.post_logout_redirect_uris),
+    backchannelLogoutUri: row.backchannel_logout_uri ?? null,
     version: row.version,
     createdAt: requireDate(row.created_at),
     updatedAt: requireDate(row.updated_at),
