@@ -80,10 +80,10 @@ export function registerAccountCommands(program: Command, run: Runner): void {
     .requiredOption('--email <email>', 'sign-in email of the account')
     .action(
       run(async (options: Omit<RoleOptions, 'role'>): Promise<CommandResult> => {
-        const { revokePairsWhere } = await import('../../oauth/tokens/store.js');
+        const { endGrantsWhere } = await import('../../oauth/logout/end-grant.js');
         return withDatabase(async (db) => {
           const { site, user } = await siteAndUser(db, options);
-          const revokedPairs = await revokePairsWhere(db, { site_id: site.id, user_id: user.id }, 'revoked');
+          const revokedPairs = await endGrantsWhere(db, site.id, (pairs) => pairs.where({ user_id: user.id }), 'revoked');
           return { text: `revoked ${revokedPairs} token pair(s) of ${user.email} at ${site.origin}`, data: { site: site.origin, userId: user.id, email: user.email, revokedPairs } };
         });
       }),

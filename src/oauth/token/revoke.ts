@@ -3,7 +3,8 @@ import { readForm, requireParam } from '../../http/form.js';
 import type { SiteState } from '../../http/state.js';
 import type { Services } from '../../services.js';
 import { authenticateClient } from '../client-authentication.js';
-import { findPairByAccessToken, findPairByRefreshToken, revokeGrant, type TokenPair } from '../tokens/store.js';
+import { endGrant } from '../logout/end-grant.js';
+import { findPairByAccessToken, findPairByRefreshToken, type TokenPair } from '../tokens/store.js';
 
 type Found = { pair: TokenPair; presented: 'access_token' | 'refresh_token' } | null;
 
@@ -22,7 +23,8 @@ export function revocationEndpoint(services: Services): Middleware<SiteState> {
     const found = await findPresentedToken(services, token, form.get('token_type_hint'));
     // A token of another site or client is unactionable for this caller: 200, nothing revoked.
     if (found && found.pair.siteId === site.id && found.pair.clientRef === client.ref && isActionable(found)) {
-      await revokeGrant(services.db, found.pair.grantId, 'revoked');
+      // The client ended the grant itself; its back-channel logout notice is still sent (Back-Channel Logout 2.5).
+      await endGrant(services.db, site, found.pair.grantId, 'revoked');
     }
     ctx.set('Cache-Control', 'no-store');
     ctx.status = 200;

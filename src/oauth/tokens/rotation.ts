@@ -1,7 +1,9 @@
 import type { Scope } from '../../clients/scopes.js';
 import type { Database } from '../../db/connection.js';
 import { withTransaction } from '../../db/transaction.js';
-import { insertPair, revocation, revokeGrant, type IssuedPair, type RevokedReason, type TokenPair } from './store.js';
+import { endGrants } from '../logout/end-grant.js';
+import { recordLastUse } from './last-used.js';
+import { insertPair, revocation, type IssuedPair, type RevokedReason, type TokenPair } from './store.js';
 
 /*
  * Refresh rotation (spec: Token pair table; RFC 9700 4.14.2), as row writes. Lock order is parent before child
@@ -43,7 +45,7 @@ export async function rotatePair(db: Database, pair: TokenPair, scopes: readonly
     if (!current) return { kind: 'refused' as const, reason: 'revoked' as const };
     if (current.revoked_at !== null) {
       const reason = current.revoked_reason ?? 'revoked';
-      if (reason === 'rotated') await revokeGrant(trx, pair.grantId, 'reuse_detected', now);
+      if (reason === 'rotated') await endGrants(trx, pair.siteId, [pair.grantId], 'reuse_detected', now);
       return { kind: 'refused' as const, reason };
     }
     const parent = locked.find((row) => Number(row.id) === pair.parentPairId);
@@ -92,19 +94,23 @@ async function recordRotation(
  * Spec, Token pair table: a refreshed pair's predecessor stays live until the new access token is first presented
  * to an API; that first presentation revokes the predecessor, once (compare-and-set on first_used_at). Answers false
  * when the pair was revoked after the caller read it (superseded or its grant revoked), so the caller refuses it.
+ * The first use also stamps last_used_at in the same UPDATE; later presentations move it at most hourly (last-used.ts).
  */
-export async function recordFirstUse(db: Database, pair: Pick<TokenPair, 'id' | 'firstUsedAt' | 'parentPairId'>, now = new Date()): Promise<boolean> {
-  if (pair.firstUsedAt !== null) return true;
+export async function recordFirstUse(db: Database, pair: Pick<TokenPair, 'id' | 'firstUsedAt' | 'lastUsedAt' | 'parentPairId'>, now = new Date()): Promise<boolean> {
+  if (pair.firstUsedAt !== null) {
+    await recordLastUse(db, pair, now);
+    return true;
+  }
   const { parentPairId } = pair;
   if (parentPairId === null) {
-    await db('token_pairs').where({ id: pair.id }).whereNull('first_used_at').update({ first_used_at: now });
+    await db('token_pairs').where({ id: pair.id }).whereNull('first_used_at').update({ first_used_at: now, last_used_at: now });
     return true;
   }
   return withTransaction(db, async (trx) => {
     // Parent first (lock order); only while this pair is still its parent's successor, so a superseded pair never
     // revokes the parent a later successor depends on.
     await trx('token_pairs').where({ id: parentPairId, successor_pair_id: pair.id }).whereNull('revoked_at').update(revocation('rotated', now));
-    const marked = await trx('token_pairs').where({ id: pair.id }).whereNull('first_used_at').whereNull('revoked_at').update({ first_used_at: now });
+    const marked = await trx('token_pairs').where({ id: pair.id }).whereNull('first_used_at').whereNull('revoked_at').update({ first_used_at: now, last_used_at: now });
     if (marked > 0) return true;
     const current: { revoked_at: unknown } | undefined = await trx('token_pairs').where({ id: pair.id }).first('revoked_at');
     return current !== undefined && current.revoked_at === null;

@@ -5,7 +5,8 @@ import { InvalidGrantError, InvalidRequestError, InvalidTargetError } from '../.
 import { idTokenSigner } from '../../id-token.js';
 import { PKCE_VALUE, verifierMatchesChallenge } from '../../pkce.js';
 import { withTransaction } from '../../../db/transaction.js';
-import { insertPair, revokeGrant, type IssuedPair } from '../../tokens/store.js';
+import { endGrants } from '../../logout/end-grant.js';
+import { insertPair, type IssuedPair } from '../../tokens/store.js';
 import { userClaims } from '../../user-claims.js';
 import { requireParam } from '../../../http/form.js';
 import { tokenResponse, type TokenResponse } from '../token-response.js';
@@ -105,8 +106,8 @@ async function consumeCodeAndIssuePair(context: GrantContext, code: Authorizatio
 }
 
 /** A code presented a second time: revoke every pair of its grant, then refuse (RFC 6749 4.1.2). */
-async function refuseReplay({ services }: GrantContext, code: AuthorizationCodeRecord): Promise<never> {
-  await revokeGrant(services.db, code.grantId, 'code_replayed');
+async function refuseReplay({ services, site }: GrantContext, code: AuthorizationCodeRecord): Promise<never> {
+  await endGrants(services.db, site.id, [code.grantId], 'code_replayed');
   throw new InvalidGrantError('the authorization code was already used; the tokens it issued are revoked');
 }
 

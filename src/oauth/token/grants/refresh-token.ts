@@ -5,7 +5,8 @@ import { rolesPermitClient } from '../../authorization-policy.js';
 import { InvalidGrantError } from '../../errors.js';
 import { narrowScopes } from '../../scope-policy.js';
 import { rotatePair } from '../../tokens/rotation.js';
-import { revokeGrant, type RevokedReason, type TokenPair } from '../../tokens/store.js';
+import { endGrants } from '../../logout/end-grant.js';
+import type { RevokedReason, TokenPair } from '../../tokens/store.js';
 import { readRefreshToken, type PresentedRefreshToken } from '../../tokens/verification.js';
 import { tokenResponse, type TokenResponse } from '../token-response.js';
 import type { GrantContext } from './context.js';
@@ -49,7 +50,7 @@ function checkPairBelongsToClient({ client }: GrantContext, pair: TokenPair): vo
 
 /** A revoked refresh token; one that was rotated (its successor received) coming back is reuse: the grant ends. */
 async function refuseRevoked({ services }: GrantContext, pair: TokenPair, reason: RevokedReason): Promise<never> {
-  if (reason === 'rotated') await revokeGrant(services.db, pair.grantId, 'reuse_detected');
+  if (reason === 'rotated') await endGrants(services.db, pair.siteId, [pair.grantId], 'reuse_detected');
   throw refusal(reason);
 }
 
