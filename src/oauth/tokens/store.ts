@@ -33,6 +33,8 @@ export interface TokenPair {
   refreshExpiresAt: Date | null;
   authTime: Date | null;
   firstUsedAt: Date | null;
+  /** Last presented to an API or refreshed, kept to the hour (connected apps); null until then. */
+  lastUsedAt: Date | null;
   revokedAt: Date | null;
   revokedReason: RevokedReason | null;
   parentPairId: number | null;
@@ -62,6 +64,7 @@ export interface PairRow {
   refresh_expires_at: unknown;
   auth_time: unknown;
   first_used_at: unknown;
+  last_used_at: unknown;
   revoked_at: unknown;
   revoked_reason: RevokedReason | null;
   parent_pair_id: number | null;
@@ -71,10 +74,10 @@ export interface PairRow {
 }
 
 /** What protected resources check of an access token's pair, and what marking its first use needs. */
-export type AccessTokenPair = Pick<TokenPair, 'id' | 'siteId' | 'userId' | 'scopes' | 'resource' | 'schoolId' | 'accessExpiresAt' | 'revokedAt' | 'firstUsedAt' | 'parentPairId'>;
+export type AccessTokenPair = Pick<TokenPair, 'id' | 'siteId' | 'userId' | 'scopes' | 'resource' | 'schoolId' | 'accessExpiresAt' | 'revokedAt' | 'firstUsedAt' | 'lastUsedAt' | 'parentPairId'>;
 
 /** The columns an AccessTokenPair is read from (a presented access token's hot path reads no more). */
-export const ACCESS_PAIR_COLUMNS = ['id', 'site_id', 'user_id', 'scope', 'resource', 'school_id', 'access_expires_at', 'revoked_at', 'first_used_at', 'parent_pair_id'] as const satisfies ReadonlyArray<keyof PairRow>;
+export const ACCESS_PAIR_COLUMNS = ['id', 'site_id', 'user_id', 'scope', 'resource', 'school_id', 'access_expires_at', 'revoked_at', 'first_used_at', 'last_used_at', 'parent_pair_id'] as const satisfies ReadonlyArray<keyof PairRow>;
 
 export function accessPairFromRow(row: Pick<PairRow, (typeof ACCESS_PAIR_COLUMNS)[number]>): AccessTokenPair {
   return {
@@ -88,6 +91,7 @@ export function accessPairFromRow(row: Pick<PairRow, (typeof ACCESS_PAIR_COLUMNS
     accessExpiresAt: requireDate(row.access_expires_at),
     revokedAt: toDate(row.revoked_at),
     firstUsedAt: toDate(row.first_used_at),
+    lastUsedAt: toDate(row.last_used_at),
     parentPairId: row.parent_pair_id,
   };
 }
@@ -144,6 +148,8 @@ export async function insertPair(db: Database | Knex.Transaction, input: NewPair
     refresh_expires_at: refreshExpiresAt,
     auth_time: input.authTime,
     parent_pair_id: parentPairId,
+    // A refresh is a use of the grant (connected apps' "last used"); a first pair is unused until presented.
+    last_used_at: parentPairId === null ? null : now,
     created_at: now,
   });
   const pair: TokenPair = {
@@ -159,6 +165,7 @@ export async function insertPair(db: Database | Knex.Transaction, input: NewPair
     refreshExpiresAt,
     authTime: input.authTime,
     firstUsedAt: null,
+    lastUsedAt: parentPairId === null ? null : now,
     revokedAt: null,
     revokedReason: null,
     parentPairId,
