@@ -25,6 +25,11 @@ export interface SignInSession {
   csrfSecret: string;
   authenticatedAt: Date | null;
   expiresAt: Date;
+  /**
+   * The public session id id_tokens and logout tokens carry (OIDC Back-Channel Logout 1.0 2.1 `sid`); set at each
+   * sign-in, null while anonymous. Unlike the cookie token it is no secret: it only names the session.
+   */
+  sid: string | null;
 }
 
 export interface SignedInSession extends SignInSession {
@@ -41,6 +46,7 @@ interface SessionRow {
   csrf_secret: string;
   authenticated_at: unknown;
   expires_at: unknown;
+  sid: string | null;
 }
 
 function sessionFromRow(row: SessionRow): SignInSession {
@@ -51,6 +57,7 @@ function sessionFromRow(row: SessionRow): SignInSession {
     csrfSecret: row.csrf_secret,
     authenticatedAt: toDate(row.authenticated_at),
     expiresAt: requireDate(row.expires_at),
+    sid: row.sid ?? null,
   };
 }
 
@@ -118,6 +125,8 @@ export async function signInOnSession(db: Database, session: SignInSession, prev
       token_hash: sha256Hex(token),
       csrf_secret: randomToken(32),
       authenticated_at: now,
+      // A new sid per sign-in: logout tokens for the previous sign-in never end this one.
+      sid: randomToken(16),
       expires_at: new Date(now.getTime() + SIGNED_IN_SESSION_TTL_SECONDS * 1000),
       updated_at: now,
     });

@@ -15,6 +15,8 @@ export interface NewAuthorizationCode {
   codeChallenge: string;
   nonce: string | undefined;
   authTime: Date;
+  /** The sign-in session the consent was given in (its `sid`), carried into the grant's pairs and id_tokens. */
+  sid?: string | null;
 }
 
 export interface AuthorizationCodeRecord {
@@ -32,6 +34,7 @@ export interface AuthorizationCodeRecord {
   consumedAt: Date | null;
   /** The grant every pair issued for this code belongs to; a replay of the code revokes it. */
   grantId: string;
+  sid: string | null;
 }
 
 interface CodeRow {
@@ -49,6 +52,7 @@ interface CodeRow {
   expires_at: unknown;
   consumed_at: unknown;
   grant_id: string;
+  sid: string | null;
 }
 
 /** Issues a single-use authorization code (256 bits, stored hashed) for a completed consent: one new grant. */
@@ -68,6 +72,7 @@ export async function issueAuthorizationCode(db: Database, input: NewAuthorizati
     code_challenge_method: 'S256',
     nonce: input.nonce ?? null,
     auth_time: input.authTime,
+    sid: input.sid ?? null,
     expires_at: new Date(now.getTime() + AUTHORIZATION_CODE_TTL_SECONDS * 1000),
     created_at: now,
   });
@@ -91,5 +96,6 @@ export async function findAuthorizationCode(db: Database, siteId: number, code: 
     expiresAt: requireDate(row.expires_at),
     consumedAt: row.consumed_at === null ? null : requireDate(row.consumed_at),
     grantId: row.grant_id,
+    sid: row.sid ?? null,
   };
 }

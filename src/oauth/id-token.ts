@@ -11,6 +11,8 @@ export interface IdTokenInput {
   claims: UserClaims;
   nonce: string | null;
   authTime: Date | null;
+  /** The sign-in session the grant was approved in (OIDC Back-Channel Logout 1.0 2.1 `sid`); omitted when unknown. */
+  sid?: string | null;
 }
 
 export type IdTokenSigner = (input: IdTokenInput, now?: Date) => Promise<string>;
@@ -27,6 +29,7 @@ export async function idTokenSigner(db: Database, siteId: number): Promise<IdTok
     const payload: Record<string, unknown> = { ...input.claims };
     if (input.nonce !== null) payload.nonce = input.nonce;
     if (input.authTime !== null) payload.auth_time = Math.floor(input.authTime.getTime() / 1000);
+    if (input.sid) payload.sid = input.sid;
     // An ES256 id_token (spec: id_token claims): iss = origin, aud = client_id, 10-minute exp, nonce echoed, kid at jwks_uri.
     return new SignJWT(payload)
       .setProtectedHeader({ alg: SIGNING_ALG, kid: key.kid, typ: 'JWT' })

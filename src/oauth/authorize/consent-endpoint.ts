@@ -51,6 +51,7 @@ const issueCode = step<AuthorizeFlow>('issue the authorization code', async (flo
     codeChallenge: parameters.codeChallenge,
     nonce: parameters.nonce ?? undefined,
     authTime: session.authenticatedAt,
+    sid: session.sid,
   });
   flow.ctx.state.log.info({ event: 'authorization_approved', userId: session.userId, clientRef: request.clientRef }, 'authorization approved');
   redirectToClient(flow, { code });

@@ -51,7 +51,7 @@ export async function rotatePair(db: Database, pair: TokenPair, scopes: readonly
     const parent = locked.find((row) => Number(row.id) === pair.parentPairId);
     const issued = await insertPair(
       trx,
-      { grantId: pair.grantId, siteId: pair.siteId, clientRef: pair.clientRef, userId: pair.userId, scopes, resource: pair.resource, schoolId: pair.schoolId, authTime: pair.authTime, parentPairId: pair.id },
+      { grantId: pair.grantId, siteId: pair.siteId, clientRef: pair.clientRef, userId: pair.userId, scopes, resource: pair.resource, schoolId: pair.schoolId, authTime: pair.authTime, parentPairId: pair.id, sid: pair.sid },
       now,
     );
     await recordRotation(trx, {

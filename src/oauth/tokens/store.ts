@@ -41,6 +41,8 @@ export interface TokenPair {
   successorPairId: number | null;
   rotationCounter: number;
   createdAt: Date;
+  /** The sign-in session the grant was approved in (its `sid`, OIDC Back-Channel Logout 1.0 2.1); null before sids. */
+  sid: string | null;
 }
 
 export interface IssuedPair {
@@ -71,6 +73,7 @@ export interface PairRow {
   successor_pair_id: number | null;
   rotation_counter: number;
   created_at: unknown;
+  sid: string | null;
 }
 
 /** What protected resources check of an access token's pair, and what marking its first use needs. */
@@ -107,6 +110,7 @@ export function pairFromRow(row: PairRow): TokenPair {
     successorPairId: row.successor_pair_id,
     rotationCounter: row.rotation_counter,
     createdAt: requireDate(row.created_at),
+    sid: row.sid ?? null,
   };
 }
 
@@ -120,6 +124,8 @@ export interface NewPair {
   schoolId: number | null;
   authTime: Date | null;
   parentPairId?: number;
+  /** The session the grant was approved in; every pair of a grant carries its code's. */
+  sid?: string | null;
 }
 
 /** A new grant's id: one per authorization code, shared by every pair refreshed from the code's first pair. */
@@ -148,6 +154,7 @@ export async function insertPair(db: Database | Knex.Transaction, input: NewPair
     refresh_expires_at: refreshExpiresAt,
     auth_time: input.authTime,
     parent_pair_id: parentPairId,
+    sid: input.sid ?? null,
     // A refresh is a use of the grant (connected apps' "last used"); a first pair is unused until presented.
     last_used_at: parentPairId === null ? null : now,
     created_at: now,
@@ -172,6 +179,7 @@ export async function insertPair(db: Database | Knex.Transaction, input: NewPair
     successorPairId: null,
     rotationCounter: 0,
     createdAt: now,
+    sid: input.sid ?? null,
   };
   return { pair, accessToken, refreshToken };
 }

@@ -96,6 +96,7 @@ async function consumeCodeAndIssuePair(context: GrantContext, code: Authorizatio
         // Variant A: member tokens carry the id of the site they are bound to (spec: Token response).
         schoolId: services.config.variant === 'A' && client.audience === 'member' ? site.id : null,
         authTime: code.authTime,
+        sid: code.sid,
       },
       now,
     );
@@ -115,5 +116,5 @@ async function refuseReplay({ services, site }: GrantContext, code: Authorizatio
 async function prepareIdToken({ services, site, client }: GrantContext, code: AuthorizationCodeRecord): Promise<((now: Date) => Promise<string>) | undefined> {
   if (!code.scopes.includes('openid')) return undefined;
   const [claims, sign] = await Promise.all([userClaims(services.db, site, code.userId, code.scopes, services.config.variant), idTokenSigner(services.db, site.id)]);
-  return (now) => sign({ site, clientId: client.clientId, claims, nonce: code.nonce, authTime: code.authTime }, now);
+  return (now) => sign({ site, clientId: client.clientId, claims, nonce: code.nonce, authTime: code.authTime, sid: code.sid }, now);
 }
