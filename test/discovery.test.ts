@@ -86,8 +86,10 @@ describeEachDatabase('discovery documents (spec, Endpoints; RFC 8414, RFC 9728, 
       response_modes_supported: ['query'],
       grant_types_supported: ['authorization_code', 'refresh_token'],
       code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
-      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic', 'private_key_jwt'],
+      token_endpoint_auth_signing_alg_values_supported: ['ES256', 'RS256', 'EdDSA'],
+      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic', 'private_key_jwt'],
+      revocation_endpoint_auth_signing_alg_values_supported: ['ES256', 'RS256', 'EdDSA'],
       client_id_metadata_document_supported: true,
       authorization_response_iss_parameter_supported: true,
       id_token_signing_alg_values_supported: ['ES256'],
@@ -97,6 +99,7 @@ describeEachDatabase('discovery documents (spec, Endpoints; RFC 8414, RFC 9728, 
     expect(metadata.claims_supported).to.include.members(['sub', 'email', 'name', 'picture', 'org_id', 'roles', 'nonce']);
     expect(metadata).not.to.have.property('introspection_endpoint');
     expect(metadata).not.to.have.property('introspection_endpoint_auth_methods_supported');
+    expect(metadata).not.to.have.property('introspection_endpoint_auth_signing_alg_values_supported');
     expect(ALL_SCOPES).to.have.length(38);
   });
 
@@ -106,7 +109,8 @@ describeEachDatabase('discovery documents (spec, Endpoints; RFC 8414, RFC 9728, 
     expect(metadata).to.deep.include({
       issuer: origin,
       introspection_endpoint: `${origin}/api/oauth/introspect`,
-      introspection_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+      introspection_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic', 'private_key_jwt'],
+      introspection_endpoint_auth_signing_alg_values_supported: ['ES256', 'RS256', 'EdDSA'],
     });
     expect(metadata.claims_supported).not.to.include('picture');
     const config = await openid.discovery(new URL(origin), 'any-client', undefined, undefined, { execute: [openid.allowInsecureRequests] });

@@ -124,6 +124,7 @@ describeEachDatabase('housekeeping: prune (issue 11, item 4)', (scratch) => {
       authorization_codes: 2,
       deprecation_usage: 1,
       metadata_document_clients: 2,
+      used_jtis: 0,
     });
     expect(report).to.include({ total: 13, retentionDays: 7, batchSize: 1000, dryRun: false });
     // The dry run saw everything except what depends on an earlier deletion (the old pair's client).
@@ -147,6 +148,20 @@ describeEachDatabase('housekeeping: prune (issue 11, item 4)', (scratch) => {
 
     // Nothing left to do: a second run deletes nothing.
     expect((await prune(db)).total).to.equal(0);
+  });
+
+  it('deletes used jtis once their assertion or proof has expired, under either purpose, and keeps live ones', async () => {
+    const used = (purpose: string, hash: string, expiresAt: Date) => ({ purpose, jti_hash: hash, expires_at: expiresAt });
+    // One hash under both purposes: the DELETE names hashes, so the expiry is checked again per row.
+    await db('used_jtis').insert([
+      used('client_assertion', 'a'.repeat(64), ago(60_000)),
+      used('dpop', 'a'.repeat(64), later(HOUR)),
+      used('dpop', 'b'.repeat(64), ago(1000)),
+      used('client_assertion', 'c'.repeat(64), later(60_000)),
+    ]);
+    expect((await prune(db)).deleted.used_jtis).to.equal(2);
+    const left = await db('used_jtis').whereIn('jti_hash', ['a'.repeat(64), 'b'.repeat(64), 'c'.repeat(64)]).orderBy('jti_hash').select('purpose', 'jti_hash');
+    expect(left.map((row: { purpose: string; jti_hash: string }) => `${row.purpose}:${row.jti_hash[0]}`)).to.deep.equal(['dpop:a', 'client_assertion:c']);
   });
 
   it('honours a shorter retention', async () => {

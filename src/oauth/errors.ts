@@ -14,10 +14,10 @@ export class InvalidRequestError extends OAuthError {
   }
 }
 
-/** RFC 6749 5.2: 401 when the client tried to authenticate (with a WWW-Authenticate only for the HTTP Basic scheme, which we do not offer). */
+/** RFC 6749 5.2: 401; `headers` carries `WWW-Authenticate: Basic` when the client tried HTTP Basic. */
 export class InvalidClientError extends OAuthError {
-  constructor(description: string) {
-    super(401, 'invalid_client', description);
+  constructor(description: string, headers: Record<string, string> = {}) {
+    super(401, 'invalid_client', description, headers);
   }
 }
 

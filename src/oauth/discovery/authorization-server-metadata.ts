@@ -4,6 +4,7 @@ import type { Site } from '../../sites/sites.js';
 import { OAUTH_PATHS, siteUrl } from '../endpoints.js';
 import {
   CLIENT_AUTH_METHODS,
+  CLIENT_AUTH_SIGNING_ALGS,
   CODE_CHALLENGE_METHODS,
   GRANT_TYPES,
   ID_TOKEN_SIGNING_ALGS,
@@ -21,6 +22,7 @@ function introspection(origin: string, variant: Variant): AuthorizationServerMet
   return {
     introspection_endpoint: siteUrl(origin, OAUTH_PATHS.introspect),
     introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    introspection_endpoint_auth_signing_alg_values_supported: CLIENT_AUTH_SIGNING_ALGS,
   };
 }
 
@@ -45,8 +47,11 @@ export function authorizationServerMetadata(site: Site, variant: Variant): Autho
     response_modes_supported: RESPONSE_MODES,
     grant_types_supported: GRANT_TYPES,
     code_challenge_methods_supported: CODE_CHALLENGE_METHODS,
+    // One authenticator serves the token, revocation and introspection endpoints, so all three list the same methods.
     token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    token_endpoint_auth_signing_alg_values_supported: CLIENT_AUTH_SIGNING_ALGS,
     revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    revocation_endpoint_auth_signing_alg_values_supported: CLIENT_AUTH_SIGNING_ALGS,
     // draft-ietf-oauth-client-id-metadata-document: an https client_id is fetched as the client's metadata.
     client_id_metadata_document_supported: true,
     // RFC 9207 3: the authorization response carries `iss`.

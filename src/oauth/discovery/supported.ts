@@ -1,4 +1,5 @@
 import type { Variant } from '../../config/config.js';
+import { CLIENT_ASSERTION_ALGORITHMS } from '../../clients/client-keys.js';
 import { SIGNING_ALG } from '../../keys/signing-keys.js';
 
 /**
@@ -12,8 +13,13 @@ export const RESPONSE_MODES = ['query'] as const;
 export const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 /** Spec, Limits: PKCE S256 only. */
 export const CODE_CHALLENGE_METHODS = ['S256'] as const;
-/** Spec, Authentication 2: public clients `none`, confidential clients `client_secret_post`. */
-export const CLIENT_AUTH_METHODS = ['none', 'client_secret_post'] as const;
+/**
+ * Spec, Authentication 2: public clients `none`; confidential clients `client_secret_post`, HTTP Basic
+ * (`client_secret_basic`, RFC 6749 2.3.1) or a signed assertion (`private_key_jwt`, RFC 7523, OIDC Core 9).
+ */
+export const CLIENT_AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic', 'private_key_jwt'] as const;
+/** RFC 8414 2: the algorithms a private_key_jwt assertion may be signed with; never `none` or HMAC. */
+export const CLIENT_AUTH_SIGNING_ALGS = CLIENT_ASSERTION_ALGORITHMS;
 export const ID_TOKEN_SIGNING_ALGS = [SIGNING_ALG] as const;
 /** OIDC Core 8: every member has one `sub`, the user id, at every client. */
 export const SUBJECT_TYPES = ['public'] as const;

@@ -17,15 +17,22 @@ export interface FetchOptions {
   /** Validators of the cached copy, for a conditional request (RFC 9110 13.1). */
   etag?: string | null;
   lastModified?: string | null;
+  /** What is fetched, for error messages and the User-Agent; a Client ID Metadata Document unless set (a client's jwks_uri reuses this fetcher). */
+  subject?: string;
+  /** The Accept header; application/json unless set. */
+  accept?: string;
 }
+
+const DEFAULT_SUBJECT = 'Client ID Metadata Document';
+const subjectOf = (options: Pick<FetchOptions, 'subject'>) => options.subject ?? DEFAULT_SUBJECT;
 
 export type FetchResult = { kind: 'document'; body: unknown; headers: IncomingHttpHeaders } | { kind: 'not_modified'; headers: IncomingHttpHeaders };
 
 function requestHeaders(options: FetchOptions): Record<string, string> {
   return {
-    Accept: 'application/json',
+    Accept: options.accept ?? 'application/json',
     'Accept-Encoding': 'identity',
-    'User-Agent': 'schoolgate (OAuth Client ID Metadata Document fetcher)',
+    'User-Agent': `schoolgate (OAuth ${subjectOf(options)} fetcher)`,
     ...(options.etag ? { 'If-None-Match': options.etag } : {}),
     ...(options.lastModified ? { 'If-Modified-Since': options.lastModified } : {}),
   };
@@ -37,16 +44,16 @@ function isJson(contentType: string | undefined): boolean {
 }
 
 /** Turns a low-level failure (DNS, TCP, TLS, our own guard) into the refusal the OAuth endpoints report. */
-function refusalFor(url: URL, error: unknown): MetadataDocumentRefusedError {
+function refusalFor(url: URL, error: unknown, options: FetchOptions): MetadataDocumentRefusedError {
   if (error instanceof MetadataDocumentRefusedError) return error;
   if (error instanceof PrivateAddressError) {
     return new MetadataDocumentRefusedError(
       'private_address',
-      `the Client ID Metadata Document host ${url.hostname} resolves to ${error.address}, a private or reserved address; such hosts are fetched only when the site allowlists them`,
+      `the ${subjectOf(options)} host ${url.hostname} resolves to ${error.address}, a private or reserved address; such hosts are fetched only when the site allowlists them`,
     );
   }
   const detail = error instanceof Error ? error.message : String(error);
-  return new MetadataDocumentRefusedError('fetch_failed', `the Client ID Metadata Document at ${url.href} could not be fetched (${detail})`);
+  return new MetadataDocumentRefusedError('fetch_failed', `the ${subjectOf(options)} at ${url.href} could not be fetched (${detail})`);
 }
 
 /** Checks the status line and headers before any body byte is read. */
@@ -55,11 +62,11 @@ function checkResponseHead(url: URL, response: IncomingMessage, options: FetchOp
   if (status === 304 && (options.etag || options.lastModified)) return 'not_modified';
   if (status >= 300 && status < 400) {
     const target = response.headers.location ? ` to ${response.headers.location}` : '';
-    throw new MetadataDocumentRefusedError('redirect', `the Client ID Metadata Document at ${url.href} answered with a redirect (HTTP ${status})${target}; redirects are not followed, serve the document at its client_id URL`);
+    throw new MetadataDocumentRefusedError('redirect', `the ${subjectOf(options)} at ${url.href} answered with a redirect (HTTP ${status})${target}; redirects are not followed, serve it at that URL`);
   }
-  if (status !== 200) throw new MetadataDocumentRefusedError('http_status', `the Client ID Metadata Document at ${url.href} answered HTTP ${status}; only 200 is accepted`);
+  if (status !== 200) throw new MetadataDocumentRefusedError('http_status', `the ${subjectOf(options)} at ${url.href} answered HTTP ${status}; only 200 is accepted`);
   if (!isJson(response.headers['content-type'])) {
-    throw new MetadataDocumentRefusedError('invalid_document', `the Client ID Metadata Document at ${url.href} is served as ${response.headers['content-type'] ?? 'no content type'}; it must be application/json`);
+    throw new MetadataDocumentRefusedError('invalid_document', `the ${subjectOf(options)} at ${url.href} is served as ${response.headers['content-type'] ?? 'no content type'}; it must be application/json`);
   }
   const length = Number(response.headers['content-length']);
   if (Number.isFinite(length) && length > options.maxBytes) throw tooLarge(url, options);
@@ -67,14 +74,14 @@ function checkResponseHead(url: URL, response: IncomingMessage, options: FetchOp
 }
 
 function tooLarge(url: URL, options: FetchOptions): MetadataDocumentRefusedError {
-  return new MetadataDocumentRefusedError('too_large', `the Client ID Metadata Document at ${url.href} is larger than ${options.maxBytes} bytes`);
+  return new MetadataDocumentRefusedError('too_large', `the ${subjectOf(options)} at ${url.href} is larger than ${options.maxBytes} bytes`);
 }
 
-function parseBody(url: URL, chunks: Buffer[]): unknown {
+function parseBody(url: URL, chunks: Buffer[], options: FetchOptions): unknown {
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
   } catch {
-    throw new MetadataDocumentRefusedError('invalid_document', `the Client ID Metadata Document at ${url.href} is not valid JSON`);
+    throw new MetadataDocumentRefusedError('invalid_document', `the ${subjectOf(options)} at ${url.href} is not valid JSON`);
   }
 }
 
@@ -85,7 +92,7 @@ function parseBody(url: URL, chunks: Buffer[]): unknown {
  */
 export function fetchMetadataDocument(url: URL, options: FetchOptions): Promise<FetchResult> {
   const literal = literalAddressProblem(url.hostname, options.allowPrivateAddresses);
-  if (literal) return Promise.reject(refusalFor(url, literal));
+  if (literal) return Promise.reject(refusalFor(url, literal, options));
   const ca = trustedCertificates();
 
   return new Promise<FetchResult>((resolve, reject) => {
@@ -96,10 +103,10 @@ export function fetchMetadataDocument(url: URL, options: FetchOptions): Promise<
       clearTimeout(timer);
       outcome();
     };
-    const fail = (error: unknown) => finish(() => reject(refusalFor(url, error)));
+    const fail = (error: unknown) => finish(() => reject(refusalFor(url, error, options)));
     // One deadline for everything (DNS, connect, TLS, headers, body): a server trickling bytes cannot hold us.
     const timer = setTimeout(() => {
-      const error = new MetadataDocumentRefusedError('timeout', `the Client ID Metadata Document at ${url.href} did not arrive within ${options.timeoutMs} ms`);
+      const error = new MetadataDocumentRefusedError('timeout', `the ${subjectOf(options)} at ${url.href} did not arrive within ${options.timeoutMs} ms`);
       fail(error);
       request.destroy(error);
     }, options.timeoutMs);
@@ -142,7 +149,7 @@ export function fetchMetadataDocument(url: URL, options: FetchOptions): Promise<
       response.on('end', () => {
         if (settled) return;
         try {
-          const body = parseBody(url, chunks);
+          const body = parseBody(url, chunks, options);
           finish(() => resolve({ kind: 'document', body, headers: response.headers }));
         } catch (error) {
           fail(error);
