@@ -16,6 +16,7 @@ import { MCP_PATH, mcpEndpoint } from './mcp/endpoint.js';
 import { httpMetrics } from './metrics/http-metrics.js';
 import { OAUTH_API_PREFIX } from './oauth/endpoints.js';
 import { oauthRoutes } from './oauth/routes.js';
+import { connectedAppsRoutes } from './pages/connected-apps/routes.js';
 import { homePage } from './pages/home.js';
 import type { Services } from './services.js';
 import { createSiteCache } from './sites/site-cache.js';
@@ -60,6 +61,7 @@ export function createApp(services: Services): Koa<RequestState> {
   siteRoutes.use(docsRoutes(services).routes());
   const oauth = oauthRoutes(services);
   siteRoutes.use(oauth.pages.routes());
+  siteRoutes.use(connectedAppsRoutes(services).routes());
   siteRoutes.use(storageRoutes(db).routes());
   siteRoutes.use(demoAssetRoutes().routes());
   const graphql = memberGraphqlEndpoint(services);

@@ -64,6 +64,7 @@ describe('admin API contract (openapi/admin.yaml)', () => {
       'deleteOAuthApplication',
       'rotateOAuthApplicationSecret',
       'reviewOAuthApplication',
+      'listOAuthApplicationGrants',
     ]);
   });
 

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import type { Variant } from '../config/config.js';
 import type { SiteState } from '../http/state.js';
+import { CONNECTED_APPS_PATHS } from './connected-apps/paths.js';
 import { html, joinHtml, safeUrl } from './html.js';
 import { layout } from './layout.js';
 
@@ -16,6 +17,7 @@ export function homePage(variant: Variant): Middleware<SiteState> {
       ['/docs', 'API reference (admin and member APIs)'],
       ['/openapi.json', 'Admin API contract (OpenAPI)'],
       ['/auth.md', 'Guide for agents'],
+      [CONNECTED_APPS_PATHS.list, 'Your connected apps (applications you approved, and disconnecting them)'],
     ];
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = layout(

@@ -1,7 +1,8 @@
 import type { User } from '../../../accounts/users.js';
 import type { OAuthClient } from '../../../clients/clients.js';
 import type { Scope } from '../../../clients/scopes.js';
-import { html, joinHtml, type Html } from '../../../pages/html.js';
+import { CONNECTED_APPS_PATHS } from '../../../pages/connected-apps/paths.js';
+import { html, joinHtml, safeUrl, type Html } from '../../../pages/html.js';
 import type { Site } from '../../../sites/sites.js';
 import { AUTHORIZE_PATHS } from '../paths.js';
 import { SCOPE_WORDING } from '../scope-wording.js';
@@ -59,6 +60,7 @@ ${hidden}
 </div>
 </form>
 <p class="fine">Either way you will be sent back to <strong>${redirectDestination(input.redirectUri)}</strong>.
-Applications you approved before keep the access you gave them until it is revoked.</p>`,
+Applications you approved before keep the access you gave them until it is revoked; you can see them and disconnect
+any of them in <a href="${safeUrl(CONNECTED_APPS_PATHS.list)}">your connected apps</a>.</p>`,
   );
 }
