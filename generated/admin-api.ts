@@ -80,8 +80,15 @@ export interface paths {
          * Create an OAuth application
          * @description Creates an OAuth client. With `confidential: false` (the confidential-application box
          *     unchecked) the client is public: token-endpoint auth method `none`, PKCE S256, no secret.
-         *     With `confidential: true` it uses `client_secret_post` and the response carries the
-         *     generated `clientSecret`, shown this once only.
+         *     With `confidential: true` it uses `client_secret_post` unless `tokenEndpointAuthMethod`
+         *     says `client_secret_basic` or `private_key_jwt`; the response carries the generated
+         *     `clientSecret`, shown this once only (a `private_key_jwt` client gets none: it signs with
+         *     the keys it registers in `jwks` or `jwksUri`).
+         *
+         *     `kind: service` creates a service client: a confidential operator client that calls this
+         *     API as itself with `grant_type=client_credentials`, without any person signing in. It has
+         *     no redirect URIs and only admin API scopes (never `openid`, `profile`, `email` or
+         *     `account:*`); its writes are attributed to it (`createdBy`, `confirmedBy`, `authoredBy`).
          *
          *     Rules beyond the schema (400 `invalid_request`, with `errors[].pointer`):
          *     * `audience: member` allows only the scopes `openid`, `profile`, `email`, `account:read`,
@@ -91,7 +98,15 @@ export interface paths {
          *       registration endpoint hands out no secret) and a `vendorClientName` (the `client_name`
          *       that `/api/oauth/register` matches); `vendorClientName` is refused for other kinds.
          *     * Redirect URIs are absolute, without a fragment; plain `http` is allowed only for
-         *       loopback hosts (`localhost`, `127.0.0.1`, `[::1]`).
+         *       loopback hosts (`localhost`, `127.0.0.1`, `[::1]`). At least one is required, except
+         *       for `kind: service`, which takes none.
+         *     * `kind: service` needs `audience: operator` and `confidential: true`.
+         *     * `tokenEndpointAuthMethod`: `none` for a public client, and only for one. `jwks` or
+         *       `jwksUri` (exactly one) go with `private_key_jwt` only: public signing keys (EC P-256,
+         *       RSA of at least 2048 bits, Ed25519), no private members; `jwksUri` is an `https` URL.
+         *     * `postLogoutRedirectUris` follow the redirect URI rules; `backchannelLogoutUri` is an
+         *       `https` URL (or `http` on a loopback host), without a fragment. A service client takes
+         *       neither.
          *
          *     A `vendorClientName` already used by another vendor platform of the site is refused with
          *     409 `vendor_client_name_taken`. `metadata_document` applications cannot be created here:
@@ -123,7 +138,8 @@ export interface paths {
         post?: never;
         /**
          * Delete an OAuth application
-         * @description Deletes the application and revokes every token pair issued to it. A deleted vendor
+         * @description Deletes the application and revokes every token pair issued to it; its tokens stop
+         *     working at once, a service client's included. A deleted vendor
          *     platform is no longer matched by `/api/oauth/register`. A deleted `metadata_document`
          *     application comes back, unreviewed, if its client authorizes again while its host is still
          *     permitted.
@@ -133,10 +149,16 @@ export interface paths {
         head?: never;
         /**
          * Update an OAuth application
-         * @description JSON Merge Patch (RFC 7396) of `name`, `redirectUris`, `scopes` and `vendorClientName`;
-         *     arrays are replaced as a whole. `audience`, `confidential` and `kind` are fixed at
-         *     creation (create a new application to change them). The create rules on scopes, redirect
-         *     URIs and `vendorClientName` apply (400 `invalid_request`; 409 `vendor_client_name_taken`).
+         * @description JSON Merge Patch (RFC 7396) of `name`, `redirectUris`, `scopes`, `vendorClientName`,
+         *     `tokenEndpointAuthMethod`, `jwks`, `jwksUri`, `dpopBoundAccessTokens`,
+         *     `postLogoutRedirectUris` and `backchannelLogoutUri`; arrays are replaced as a whole and
+         *     `null` clears `jwks`, `jwksUri` and `backchannelLogoutUri`. `audience`, `confidential` and
+         *     `kind` are fixed at creation (create a new application to change them). The create rules
+         *     apply (400 `invalid_request`; 409 `vendor_client_name_taken`). A confidential application
+         *     switches between `client_secret_post`, `client_secret_basic` and `private_key_jwt`;
+         *     leaving `private_key_jwt` drops its keys unless the patch names them. Switching to a
+         *     secret method needs a secret: an application created with `private_key_jwt` first gets one
+         *     from `rotateOAuthApplicationSecret` (409 `application_has_no_secret` otherwise).
          *     A `metadata_document` application's `name`, `redirectUris` and `scopes` come from its
          *     document, which the server re-reads when its cache expires, so none of them can be changed
          *     here (409 `managed_by_metadata_document`); review or delete it instead. Tokens already
@@ -172,6 +194,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth-applications/{clientId}/revoke-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The application's `clientId`, percent-encoded as a path segment (a Client ID Metadata Document URL becomes `https%3A%2F%2F...`). */
+                clientId: components["parameters"]["ClientId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke every token of an application
+         * @description Revokes every live access and refresh token issued to the application, at once: each is
+         *     refused from its next use on. The application itself stays, and may get new tokens (a
+         *     service client with `client_credentials`, others when a person authorizes again). To stop
+         *     a leaked service-client secret as well, rotate it with `rotateOAuthApplicationSecret`.
+         *     No request body.
+         */
+        post: operations["revokeOAuthApplicationTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/oauth-applications/{clientId}/review": {
         parameters: {
             query?: never;
@@ -193,37 +242,6 @@ export interface paths {
          *     `application_not_metadata_document`. No request body.
          */
         post: operations["reviewOAuthApplication"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/oauth-applications/{clientId}/grants": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The application's `clientId`, percent-encoded as a path segment (a Client ID Metadata Document URL becomes `https%3A%2F%2F...`). */
-                clientId: components["parameters"]["ClientId"];
-            };
-            cookie?: never;
-        };
-        /**
-         * List the members' live grants of an OAuth application
-         * @description The live grants of this application: one per authorization a member approved that still
-         *     has a working token (a refresh token, or an access token when there is none), with the
-         *     member, the scopes, when it was approved and when it was last used (to the hour). Tokens
-         *     the application holds as itself (a service client) are not grants of a member and are not
-         *     listed. Revoke one with `revokeMemberConnectedApp`. Needs `members:read`, not
-         *     `school:read`: the list says which people use the application.
-         *
-         *     One page at a time: pass the previous page's `nextCursor` as `cursor`, keeping `sort`
-         *     unchanged (otherwise 400 `invalid_cursor`). `nextCursor` is `null` on the last page.
-         */
-        get: operations["listOAuthApplicationGrants"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -631,66 +649,6 @@ export interface paths {
          *     here and the account. Requires `If-Match` with the current `ETag` (412 on mismatch, 428 when missing).
          */
         patch: operations["updateMember"];
-        trace?: never;
-    };
-    "/members/{userId}/connected-apps": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The member's account id (`Member.id`). */
-                userId: components["parameters"]["MemberUserId"];
-            };
-            cookie?: never;
-        };
-        /**
-         * List a member's connected apps
-         * @description The applications holding a live grant for this member at this site, as the member sees
-         *     them at `/connected-apps`: one entry per authorization the member approved that still has
-         *     a working token (a refresh token, or an access token when there is none), with the
-         *     application and where it came from, the scopes, when it was approved and when it was last
-         *     used (to the hour). An account without a role here is a 404.
-         *
-         *     One page at a time: pass the previous page's `nextCursor` as `cursor`, keeping `sort`
-         *     unchanged (otherwise 400 `invalid_cursor`). `nextCursor` is `null` on the last page.
-         */
-        get: operations["listMemberConnectedApps"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/members/{userId}/connected-apps/{grantId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The member's account id (`Member.id`). */
-                userId: components["parameters"]["MemberUserId"];
-                /** @description A grant's id (`ConnectedApp.grantId`). */
-                grantId: components["parameters"]["GrantId"];
-            };
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Disconnect one of a member's connected apps
-         * @description Revokes the whole grant, every access and refresh token issued from it (refreshed ones
-         *     included), as the member's Disconnect button does. When the application registered a
-         *     `backchannelLogoutUri`, a back-channel logout notice for the member is queued and delivered
-         *     in the background. A grant that is not a live grant of this member at this site (another
-         *     member's, already revoked, unknown) is a 404 and nothing changes. Works whether or not the
-         *     MCP connections beta is on. No request body.
-         */
-        delete: operations["revokeMemberConnectedApp"];
-        options?: never;
-        head?: never;
-        patch?: never;
         trace?: never;
     };
     "/enrollments": {
@@ -1635,7 +1593,7 @@ export interface paths {
         /**
          * Confirm a consulting meeting
          * @description Staff confirms a consulting meeting: `available` → `scheduled`, recording `confirmedAt` and the operator
-         *     as `confirmedByUserId`; an optional `roomUrl` sets the video room link members get while the meeting is
+         *     as `confirmedByUserId` and `confirmedBy` (a service client is recorded in `confirmedBy` only); an optional `roomUrl` sets the video room link members get while the meeting is
          *     live. A study-group meeting is never confirmed (its weekly sessions stay `available`), and a meeting that
          *     is already `scheduled` or `canceled` cannot be: both 409 `invalid_state_transition`. The body is optional.
          */
@@ -1726,7 +1684,9 @@ export interface paths {
          * Create a post
          * @description Creates a draft post (publish it with `publishPost`). `slug` is unique among the site's
          *     posts (409 `slug_taken`). `authorUserId` defaults to the operator calling; another author
-         *     must be a user with a role at this site (400 at `/authorUserId` otherwise).
+         *     must be a user with a role at this site (400 at `/authorUserId` otherwise). A service client
+         *     that gives no `authorUserId` is the author itself: `author` is `null` and `authoredBy` names
+         *     the client.
          */
         post: operations["createPost"];
         delete?: never;
@@ -2151,15 +2111,16 @@ export interface components {
          * @description How the application came to exist:
          *     * `operator_created`: created by an operator in Developers > OAuth applications;
          *     * `vendor_platform`: a pre-registered vendor platform that `/api/oauth/register` matches by `client_name`;
-         *     * `metadata_document`: a client whose `clientId` is the HTTPS URL of its Client ID Metadata Document, recorded when it first authorizes.
+         *     * `metadata_document`: a client whose `clientId` is the HTTPS URL of its Client ID Metadata Document, recorded when it first authorizes;
+         *     * `service`: a confidential operator client created by an operator that calls the admin API as itself with `grant_type=client_credentials`.
          * @enum {string}
          */
-        OAuthApplicationKind: "operator_created" | "vendor_platform" | "metadata_document";
+        OAuthApplicationKind: "operator_created" | "vendor_platform" | "metadata_document" | "service";
         /**
          * @description The kinds an operator can create. `metadata_document` applications are never created through the API.
          * @enum {string}
          */
-        OAuthApplicationCreatableKind: "operator_created" | "vendor_platform";
+        OAuthApplicationCreatableKind: "operator_created" | "vendor_platform" | "service";
         /**
          * @description How the client authenticates at the token, revocation and introspection endpoints: `none` (public client, PKCE S256, no secret), `client_secret_post` or `client_secret_basic` (confidential client with a secret, in the form body or in HTTP Basic), or `private_key_jwt` (confidential client signing an assertion with a key it registered).
          * @enum {string}
@@ -2180,6 +2141,7 @@ export interface components {
             /** @description The confidential-application checkbox. Fixed at creation. */
             confidential: boolean;
             tokenEndpointAuthMethod: components["schemas"]["TokenEndpointAuthMethod"];
+            /** @description Redirect URIs (exact match); empty for a service client. */
             redirectUris: string[];
             /** @description The scopes the application may request. */
             scopes: components["schemas"]["Scope"][];
@@ -2188,6 +2150,18 @@ export interface components {
             readonly reviewed: boolean;
             /** @description For a `vendor_platform` application, the `client_name` that `/api/oauth/register` matches (case-insensitive); `null` for other kinds. */
             vendorClientName: string | null;
+            /** @description For `private_key_jwt`, the registered JWK Set of public signing keys; `null` otherwise or when `jwksUri` is used. */
+            jwks: components["schemas"]["ClientJwks"] | null;
+            /** @description For `private_key_jwt`, the `https` URL of the client's JWK Set; `null` otherwise or when `jwks` is used. */
+            jwksUri: string | null;
+            /** @description When `true`, every access token of the application is bound to a DPoP key (RFC 9449); requests without a DPoP proof are refused. */
+            dpopBoundAccessTokens: boolean;
+            /** @description Where the end-session endpoint may send a member back after signing out (exact match). */
+            postLogoutRedirectUris: string[];
+            /** @description Where logout tokens are POSTed when a member's session or grant ends; `null` for none. */
+            backchannelLogoutUri: string | null;
+            /** @description Who created the application through the admin API or the admin area, or `null` (created otherwise, or its creator was deleted). */
+            createdBy: components["schemas"]["ActorUser"] | components["schemas"]["ActorClient"] | null;
             /** Format: date-time */
             readonly createdAt: string;
             /** Format: date-time */
@@ -2201,11 +2175,24 @@ export interface components {
             audience: components["schemas"]["OAuthApplicationAudience"];
             confidential: boolean;
             tokenEndpointAuthMethod: components["schemas"]["TokenEndpointAuthMethod"];
+            /** @description Redirect URIs (exact match); empty for a service client. */
             redirectUris: string[];
             scopes: components["schemas"]["Scope"][];
             kind: components["schemas"]["OAuthApplicationKind"];
             readonly reviewed: boolean;
             vendorClientName: string | null;
+            /** @description For `private_key_jwt`, the registered JWK Set of public signing keys; `null` otherwise or when `jwksUri` is used. */
+            jwks: components["schemas"]["ClientJwks"] | null;
+            /** @description For `private_key_jwt`, the `https` URL of the client's JWK Set; `null` otherwise or when `jwks` is used. */
+            jwksUri: string | null;
+            /** @description When `true`, every access token of the application is bound to a DPoP key (RFC 9449); requests without a DPoP proof are refused. */
+            dpopBoundAccessTokens: boolean;
+            /** @description Where the end-session endpoint may send a member back after signing out (exact match). */
+            postLogoutRedirectUris: string[];
+            /** @description Where logout tokens are POSTed when a member's session or grant ends; `null` for none. */
+            backchannelLogoutUri: string | null;
+            /** @description Who created the application through the admin API or the admin area, or `null` (created otherwise, or its creator was deleted). */
+            createdBy: components["schemas"]["ActorUser"] | components["schemas"]["ActorClient"] | null;
             /** Format: date-time */
             readonly createdAt: string;
             /** Format: date-time */
@@ -2217,11 +2204,22 @@ export interface components {
         OAuthApplicationCreate: {
             name: string;
             audience: components["schemas"]["OAuthApplicationAudience"];
-            /** @description The confidential-application checkbox: `false` creates a public client (`none` + PKCE S256, no secret), `true` a confidential one (`client_secret_post`, secret in the response). */
+            /** @description The confidential-application checkbox: `false` creates a public client (`none` + PKCE S256, no secret), `true` a confidential one (`client_secret_post` unless `tokenEndpointAuthMethod` says otherwise, secret in the response). */
             confidential: boolean;
             kind?: components["schemas"]["OAuthApplicationCreatableKind"];
-            redirectUris: string[];
+            /** @description Redirect URIs (exact match); at least one, except for a service client, which takes none. */
+            redirectUris?: string[];
             scopes: components["schemas"]["Scope"][];
+            tokenEndpointAuthMethod?: components["schemas"]["TokenEndpointAuthMethod"];
+            /** @description For `private_key_jwt`, a JWK Set of public signing keys (or give `jwksUri`). */
+            jwks?: components["schemas"]["ClientJwks"] | null;
+            /** @description For `private_key_jwt`, the `https` URL of the client's JWK Set (or give `jwks`). */
+            jwksUri?: string | null;
+            /** @description Require DPoP-bound access tokens (RFC 9449) for this application. */
+            dpopBoundAccessTokens?: boolean;
+            postLogoutRedirectUris?: string[];
+            /** @description Where logout tokens are POSTed; `https`, or `http` on a loopback host. */
+            backchannelLogoutUri?: string | null;
             /** @description Required when `kind` is `vendor_platform`, refused otherwise. */
             vendorClientName?: string;
         };
@@ -2230,60 +2228,45 @@ export interface components {
             name?: string;
             redirectUris?: string[];
             scopes?: components["schemas"]["Scope"][];
+            tokenEndpointAuthMethod?: components["schemas"]["TokenEndpointAuthMethod"];
+            /** @description For `private_key_jwt`, a JWK Set of public signing keys (or give `jwksUri`). `null` clears it. */
+            jwks?: components["schemas"]["ClientJwks"] | null;
+            /** @description For `private_key_jwt`, the `https` URL of the client's JWK Set (or give `jwks`). `null` clears it. */
+            jwksUri?: string | null;
+            /** @description Require DPoP-bound access tokens (RFC 9449) for this application. */
+            dpopBoundAccessTokens?: boolean;
+            postLogoutRedirectUris?: string[];
+            /** @description Where logout tokens are POSTed; `https`, or `http` on a loopback host. `null` clears it. */
+            backchannelLogoutUri?: string | null;
             /** @description Only for a `vendor_platform` application (400 for other kinds). */
             vendorClientName?: string;
+        };
+        /** @description The outcome of `revokeOAuthApplicationTokens`. */
+        OAuthApplicationTokensRevoked: {
+            /** @description How many live token pairs (access token with its refresh token, if any) were revoked. */
+            revokedTokenPairs: number;
+        };
+        /** @description A JWK Set (RFC 7517 5) of public signing keys. */
+        ClientJwks: {
+            keys: {
+                kty: string;
+            }[];
+        };
+        /** @description A person, by user id. */
+        ActorUser: {
+            /** @enum {string} */
+            kind: "user";
+            userId: number;
+        };
+        /** @description A service client acting as itself, by client id. */
+        ActorClient: {
+            /** @enum {string} */
+            kind: "client";
+            clientId: string;
         };
         /** @description One page of OAuth applications. */
         OAuthApplicationList: {
             data: components["schemas"]["OAuthApplication"][];
-            /** @description Cursor of the next page, or `null` on the last page. */
-            nextCursor: string | null;
-        };
-        /**
-         * @default -approvedAt
-         * @enum {string}
-         */
-        ConnectedAppSort: "approvedAt" | "-approvedAt";
-        /**
-         * @description Where the application came from, as the member's page says it:
-         *     * `vendor_platform`: a platform the school allows, registered through `/api/oauth/register`;
-         *     * `metadata_document`: identified by its own Client ID Metadata Document URL;
-         *     * `created_by_school`: created by an operator in Developers > OAuth applications;
-         *     * `service`: a service client of the school.
-         * @enum {string}
-         */
-        ConnectedAppSource: "vendor_platform" | "metadata_document" | "created_by_school" | "service";
-        /**
-         * @description A live grant: one authorization a member approved for an application, with every token
-         *     refreshed from it. Live while one of its tokens still works.
-         */
-        ConnectedApp: {
-            /** @description The grant's id, for `revokeMemberConnectedApp`. */
-            readonly grantId: string;
-            /** @description The member who approved it (`Member.id`). */
-            readonly userId: number;
-            application: {
-                clientId: string;
-                name: string;
-                kind: components["schemas"]["OAuthApplicationKind"];
-                source: components["schemas"]["ConnectedAppSource"];
-            };
-            /** @description The scopes the grant's newest token holds (a refresh may have narrowed them). */
-            scopes: components["schemas"]["Scope"][];
-            /**
-             * Format: date-time
-             * @description When the member approved the application (the grant's first token).
-             */
-            approvedAt: string;
-            /**
-             * @description When the application last presented a token of this grant to an API or refreshed it, kept
-             *     to the hour; `null` when it has not used it yet.
-             */
-            lastUsedAt: string | null;
-        };
-        /** @description One page of connected apps (live grants). */
-        ConnectedAppList: {
-            data: components["schemas"]["ConnectedApp"][];
             /** @description Cursor of the next page, or `null` on the last page. */
             nextCursor: string | null;
         };
@@ -3927,8 +3910,10 @@ export interface components {
             roomUrl: string | null;
             /** @description When staff confirmed the meeting, or `null`. */
             confirmedAt: string | null;
-            /** @description User id of the operator who confirmed it, or `null`. */
+            /** @description User id of the operator who confirmed it, or `null` (not confirmed, confirmed by a service client, or the account was deleted). */
             confirmedByUserId: number | null;
+            /** @description Who confirmed it, a person or a service client, or `null`. */
+            confirmedBy: components["schemas"]["ActorUser"] | components["schemas"]["ActorClient"] | null;
             /** @description When the meeting was canceled, or `null`. */
             canceledAt: string | null;
             /** @description Why it was canceled, or `null`. */
@@ -3974,8 +3959,10 @@ export interface components {
             roomUrl: string | null;
             /** @description When staff confirmed the meeting, or `null`. */
             confirmedAt: string | null;
-            /** @description User id of the operator who confirmed it, or `null`. */
+            /** @description User id of the operator who confirmed it, or `null` (not confirmed, confirmed by a service client, or the account was deleted). */
             confirmedByUserId: number | null;
+            /** @description Who confirmed it, a person or a service client, or `null`. */
+            confirmedBy: components["schemas"]["ActorUser"] | components["schemas"]["ActorClient"] | null;
             /** @description When the meeting was canceled, or `null`. */
             canceledAt: string | null;
             /** @description Why it was canceled, or `null`. */
@@ -4110,6 +4097,8 @@ export interface components {
             status: components["schemas"]["ContentStatus"];
             /** @description The author, or `null` (none given, or the account was deleted). */
             author: components["schemas"]["ContentUser"] | null;
+            /** @description Who the post is by, a person (as in `author`) or the service client that created it without an author; `null` when neither. */
+            authoredBy: components["schemas"]["ActorUser"] | components["schemas"]["ActorClient"] | null;
             /** @description When the post was first published, or `null` if it never was. Kept when it is unpublished. */
             publishedAt: string | null;
             /**
@@ -4532,6 +4521,7 @@ export interface components {
          *     * `vendor_client_name_taken`: another vendor platform of the site uses this `vendorClientName`;
          *     * `managed_by_metadata_document`: a `metadata_document` application's `name`, `redirectUris` and `scopes` come from its document and cannot be changed;
          *     * `application_not_confidential`: a public application has no secret to rotate;
+         *     * `application_has_no_secret`: a `private_key_jwt` application has no secret yet, so it cannot switch to a secret method before `rotateOAuthApplicationSecret`;
          *     * `application_not_metadata_document`: only `metadata_document` applications are reviewed.
          */
         OAuthApplicationConflict: {
@@ -4774,10 +4764,6 @@ export interface components {
         LecturerSearch: string;
         /** @description The member's account id (`Member.id`). */
         MemberUserId: number;
-        /** @description A grant's id (`ConnectedApp.grantId`). */
-        GrantId: string;
-        /** @description Sort order; a leading `-` sorts descending. Ties are broken by the grant's first token, in the same direction. */
-        ConnectedAppSortParam: components["schemas"]["ConnectedAppSort"];
         /** @description Sort order; a leading `-` sorts descending. Ties are broken by account id, in the same direction. */
         MemberSortParam: components["schemas"]["MemberSort"];
         /** @description Only members holding this role at the site. */
@@ -5274,6 +5260,34 @@ export interface operations {
             409: components["responses"]["OAuthApplicationConflict"];
         };
     };
+    revokeOAuthApplicationTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The application's `clientId`, percent-encoded as a path segment (a Client ID Metadata Document URL becomes `https%3A%2F%2F...`). */
+                clientId: components["parameters"]["ClientId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many token pairs were revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthApplicationTokensRevoked"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["McpConnectionsDisabled"];
+        };
+    };
     reviewOAuthApplication: {
         parameters: {
             query?: never;
@@ -5301,41 +5315,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OAuthApplicationConflict"];
-        };
-    };
-    listOAuthApplicationGrants: {
-        parameters: {
-            query?: {
-                /** @description Page size. */
-                limit?: components["parameters"]["Limit"];
-                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
-                cursor?: components["parameters"]["Cursor"];
-                /** @description Sort order; a leading `-` sorts descending. Ties are broken by the grant's first token, in the same direction. */
-                sort?: components["parameters"]["ConnectedAppSortParam"];
-            };
-            header?: never;
-            path: {
-                /** @description The application's `clientId`, percent-encoded as a path segment (a Client ID Metadata Document URL becomes `https%3A%2F%2F...`). */
-                clientId: components["parameters"]["ClientId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description One page of the application's live grants. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConnectedAppList"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["McpConnectionsDisabled"];
         };
     };
     listCourses: {
@@ -6231,67 +6210,6 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             428: components["responses"]["PreconditionRequired"];
-        };
-    };
-    listMemberConnectedApps: {
-        parameters: {
-            query?: {
-                /** @description Page size. */
-                limit?: components["parameters"]["Limit"];
-                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
-                cursor?: components["parameters"]["Cursor"];
-                /** @description Sort order; a leading `-` sorts descending. Ties are broken by the grant's first token, in the same direction. */
-                sort?: components["parameters"]["ConnectedAppSortParam"];
-            };
-            header?: never;
-            path: {
-                /** @description The member's account id (`Member.id`). */
-                userId: components["parameters"]["MemberUserId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description One page of the member's connected apps. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConnectedAppList"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-        };
-    };
-    revokeMemberConnectedApp: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The member's account id (`Member.id`). */
-                userId: components["parameters"]["MemberUserId"];
-                /** @description A grant's id (`ConnectedApp.grantId`). */
-                grantId: components["parameters"]["GrantId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The grant was revoked. */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
         };
     };
     listEnrollments: {

@@ -5,6 +5,8 @@ import { clientNameKey } from '../oauth/registration/vendor-platforms.js';
 import { revokePairsWhere } from '../oauth/tokens/store.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
 import { sha256Hex } from '../shared/random.js';
+import { actorIds, clientIdsByRef, recordedActor, type Actor, type RecordedActor } from './actors.js';
+import { mergeSettings, sameSettings, settingsColumns, settingsOf, settingsProblems, defaultSettings, type ClientSettingsInput } from './client-settings.js';
 import { clientFromRow, createClient, rotateClientSecret, validateClientInput, type ClientKind, type ClientRow, type OAuthClient } from './clients.js';
 import type { Audience } from './scopes.js';
 import type { Queryable } from '../db/queries.js';
@@ -20,7 +22,12 @@ export interface Application {
   client: OAuthClient;
   /** For a vendor platform, the `client_name` /api/oauth/register matches; null otherwise. */
   vendorClientName: string | null;
+  /** The operator or service client that created it (admin API, admin area); null otherwise. */
+  createdBy: RecordedActor;
 }
+
+/** An oauth_clients row with who created it. */
+type ApplicationRow = ClientRow & { created_by_user_id?: number | string | null; created_by_client_ref?: number | string | null };
 
 /** The kinds an operator creates; metadata-document clients appear when their client first authorizes. */
 export type CreatableKind = Exclude<ClientKind, 'metadata_document'>;
@@ -32,18 +39,29 @@ async function vendorNamesOf(db: Queryable, clientRefs: readonly number[]): Prom
   return new Map(rows.map((row) => [row.client_ref, row.client_name]));
 }
 
-async function withVendorNames(db: Queryable, clients: readonly OAuthClient[]): Promise<Application[]> {
-  const names = await vendorNamesOf(
-    db,
-    clients.filter((client) => client.kind === 'vendor_platform').map((client) => client.ref),
-  );
-  return clients.map((client) => ({ client, vendorClientName: names.get(client.ref) ?? null }));
+async function applicationsFromRows(db: Queryable, rows: readonly ApplicationRow[]): Promise<Application[]> {
+  const clients = rows.map(clientFromRow);
+  const [names, creators] = await Promise.all([
+    vendorNamesOf(
+      db,
+      clients.filter((client) => client.kind === 'vendor_platform').map((client) => client.ref),
+    ),
+    clientIdsByRef(
+      db,
+      rows.map((row) => row.created_by_client_ref),
+    ),
+  ]);
+  return clients.map((client, index) => ({
+    client,
+    vendorClientName: names.get(client.ref) ?? null,
+    createdBy: recordedActor(rows[index]?.created_by_user_id, rows[index]?.created_by_client_ref, creators),
+  }));
 }
 
 export async function findApplication(db: Queryable, siteId: number, clientId: string): Promise<Application | null> {
-  const row = await db<ClientRow>('oauth_clients').where({ site_id: siteId, client_id_hash: sha256Hex(clientId) }).first();
+  const row = await db<ApplicationRow>('oauth_clients').where({ site_id: siteId, client_id_hash: sha256Hex(clientId) }).first();
   if (!row) return null;
-  const [application] = await withVendorNames(db, [clientFromRow(row)]);
+  const [application] = await applicationsFromRows(db, [row]);
   return application ?? null;
 }
 
@@ -77,7 +95,7 @@ export async function listApplications(db: Database, siteId: number, filters: Ap
   if (kind !== undefined) builder.andWhere('kind', kind);
   if (reviewed !== undefined) builder.andWhere('reviewed', reviewed);
   const page = await listPage<ClientRow, keyof typeof APPLICATION_SORTS>(builder, query, { sorts: APPLICATION_SORTS, defaultSort: '-createdAt', filters: { ...filters } });
-  return { applications: await withVendorNames(db, page.rows.map(clientFromRow)), nextCursor: page.nextCursor };
+  return { applications: await applicationsFromRows(db, page.rows), nextCursor: page.nextCursor };
 }
 
 // --- Creating ---------------------------------------------------------------------------------------------------------
@@ -91,7 +109,10 @@ export interface NewApplication {
   redirectUris: readonly string[];
   scopes: readonly string[];
   vendorClientName?: string | undefined;
-  createdByUserId?: number | undefined;
+  /** The operator or service client creating it. */
+  createdBy?: Actor | undefined;
+  /** Authentication method, keys, DPoP and logout addresses (src/clients/client-settings.ts). */
+  settings?: ClientSettingsInput | undefined;
 }
 
 /** Runs validateClientInput and returns its problems instead of throwing them, so every rule is reported at once. */
@@ -135,6 +156,8 @@ export async function createApplication(db: Database, siteId: number, input: New
   } else if (input.vendorClientName !== undefined) {
     problems.push({ pointer: '/vendorClientName', message: 'is only for a vendor_platform application' });
   }
+  if (input.kind === 'service' && !input.confidential) problems.push({ pointer: '/confidential', message: 'a service client is confidential: it authenticates with a secret or a key' });
+  problems.push(...settingsProblems(mergeSettings(defaultSettings(input.confidential), input.settings ?? {}), input));
   if (problems.length > 0) throw new ValidationError('The OAuth application is not valid.', problems);
   const created = await withTransaction(db, async (trx) => {
     const vendorClientName = input.kind === 'vendor_platform' ? input.vendorClientName?.trim() : undefined;
@@ -146,24 +169,33 @@ export async function createApplication(db: Database, siteId: number, input: New
       kind: input.kind,
       scopes: input.scopes,
       redirectUris: input.redirectUris,
-      ...(input.createdByUserId === undefined ? {} : { createdByUserId: input.createdByUserId }),
+      ...(input.settings === undefined ? {} : { settings: input.settings }),
+      ...creatorColumns(input.createdBy),
     });
     if (vendorClientName !== undefined) {
       await trx('vendor_platforms').insert({ site_id: siteId, client_name: vendorClientName, client_ref: result.client.ref, created_at: new Date() });
     }
     return result;
   });
-  return { application: { client: created.client, vendorClientName: input.kind === 'vendor_platform' ? (input.vendorClientName?.trim() ?? null) : null }, clientSecret: created.clientSecret };
+  return { application: await requireApplication(db, siteId, created.client.clientId), clientSecret: created.clientSecret };
+}
+
+function creatorColumns(actor: Actor | undefined): { createdByUserId?: number; createdByClientRef?: number } {
+  const { userId, clientRef } = actorIds(actor);
+  return { ...(userId === null ? {} : { createdByUserId: userId }), ...(clientRef === null ? {} : { createdByClientRef: clientRef }) };
 }
 
 // --- Changing ---------------------------------------------------------------------------------------------------------
 
-export interface ApplicationChanges {
+export interface ApplicationChanges extends ClientSettingsInput {
   name?: string;
   redirectUris?: readonly string[];
   scopes?: readonly string[];
   vendorClientName?: string;
 }
+
+/** The methods that need a stored secret (RFC 6749 2.3.1). */
+const SECRET_METHODS: readonly string[] = ['client_secret_post', 'client_secret_basic'];
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((value, index) => value === b[index]);
@@ -192,9 +224,12 @@ export async function updateApplication(db: Database, siteId: number, clientId: 
   const problems = clientInputProblems({
     name: changes.name ?? client.name,
     audience: client.audience,
+    kind: client.kind,
     scopes: changes.scopes ?? client.scopes,
     redirectUris: changes.redirectUris ?? client.redirectUris,
   });
+  const settings = mergeSettings(settingsOf(client), changes);
+  problems.push(...settingsProblems(settings, client));
   if (changes.vendorClientName !== undefined) {
     if (client.kind !== 'vendor_platform') problems.push({ pointer: '/vendorClientName', message: 'is only for a vendor_platform application' });
     else {
@@ -204,15 +239,23 @@ export async function updateApplication(db: Database, siteId: number, clientId: 
   }
   if (problems.length > 0) throw new ValidationError('The OAuth application is not valid.', problems);
   if (client.version !== expectedVersion) throw new ConflictError('The OAuth application was changed by someone else; read it again and retry.', 'version_mismatch');
-  const columns: Record<string, unknown> = {};
+  const changesSettings = !sameSettings(settings, settingsOf(client));
+  if (changesSettings && SECRET_METHODS.includes(settings.tokenEndpointAuthMethod) && !SECRET_METHODS.includes(client.tokenEndpointAuthMethod)) {
+    const stored: { secret_hash: string | null } | undefined = await db('oauth_clients').where({ id: client.ref }).first('secret_hash');
+    if (!stored?.secret_hash) {
+      throw new ConflictError(`${clientId} has no client secret yet (it was created for private_key_jwt): rotate its secret first, then switch to ${settings.tokenEndpointAuthMethod}.`, 'application_has_no_secret');
+    }
+  }
+  const columns: Record<string, unknown> = changesSettings ? settingsColumns(settings) : {};
   if (changes.name !== undefined) columns.name = changes.name.trim();
   if (changes.redirectUris !== undefined) columns.redirect_uris = JSON.stringify(changes.redirectUris);
   // validateClientInput also drops repeated scopes.
-  const scopes = changes.scopes === undefined ? undefined : validateClientInput({ name: client.name, audience: client.audience, scopes: changes.scopes, redirectUris: client.redirectUris });
+  const scopes = changes.scopes === undefined ? undefined : validateClientInput({ name: client.name, audience: client.audience, kind: client.kind, scopes: changes.scopes, redirectUris: client.redirectUris });
   if (scopes !== undefined) columns.scopes = JSON.stringify(scopes);
   const vendorClientName = changes.vendorClientName?.trim();
   const renamesVendor = vendorClientName !== undefined && vendorClientName !== current.vendorClientName;
   const changesClient =
+    changesSettings ||
     (columns.name !== undefined && columns.name !== client.name) ||
     (changes.redirectUris !== undefined && !sameList(changes.redirectUris, client.redirectUris)) ||
     (scopes !== undefined && !sameList(scopes, client.scopes));
@@ -239,6 +282,16 @@ export async function deleteApplication(db: Database, siteId: number, clientId: 
     await trx('oauth_clients').where({ id: application.client.ref, site_id: siteId }).delete();
     return revoked;
   });
+  return { application, revokedPairs };
+}
+
+/**
+ * Revokes every live token pair of an application at once (RFC 7009 2.1 semantics, for the operator): each token is
+ * refused from its next presentation on. The application stays and may get new tokens.
+ */
+export async function revokeApplicationTokens(db: Database, siteId: number, clientId: string): Promise<{ application: Application; revokedPairs: number }> {
+  const application = await requireApplication(db, siteId, clientId);
+  const revokedPairs = await revokePairsWhere(db, { client_ref: application.client.ref, site_id: siteId }, 'revoked');
   return { application, revokedPairs };
 }
 

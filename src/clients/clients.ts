@@ -2,10 +2,12 @@ import { parseJsonColumn, requireDate, type Database } from '../db/connection.js
 import { randomToken, sha256Hex } from '../shared/random.js';
 import { NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
 import { generateClientSecret, hashClientSecret } from './client-secrets.js';
+import { defaultSettings, mergeSettings, settingsColumns, settingsProblems, type ClientSettingsInput } from './client-settings.js';
 import { redirectUriProblems } from './redirect-uris.js';
-import { isScope, scopesForAudience, type Audience, type Scope } from './scopes.js';
+import { IDENTITY_SCOPES, isScope, scopesForAudience, type Audience, type Scope } from './scopes.js';
 
-export type ClientKind = 'operator_created' | 'vendor_platform' | 'metadata_document';
+/** `service`: a confidential operator client that acts as itself with client_credentials (RFC 6749 4.4), never for a person. */
+export type ClientKind = 'operator_created' | 'vendor_platform' | 'metadata_document' | 'service';
 /** RFC 6749 2.3 and OIDC Core 9: how a client authenticates at the token, revocation and introspection endpoints. */
 export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic', 'private_key_jwt'] as const;
 export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
@@ -111,20 +113,36 @@ export interface NewClient {
   clientId?: string;
   reviewed?: boolean;
   createdByUserId?: number;
+  /** A service client that created this one through the admin API. */
+  createdByClientRef?: number;
+  /** Authentication method, keys, DPoP and logout addresses; defaults follow `confidential`. */
+  settings?: ClientSettingsInput;
 }
 
-export function validateClientInput(input: Pick<NewClient, 'name' | 'audience' | 'scopes' | 'redirectUris'>): Scope[] {
+/** A service client's scopes: the admin API's, never identity (no person signs in) nor account:* (member only). */
+export function serviceClientScopes(): Scope[] {
+  return scopesForAudience('operator').filter((scope) => !IDENTITY_SCOPES.includes(scope));
+}
+
+export function validateClientInput(input: Pick<NewClient, 'name' | 'audience' | 'scopes' | 'redirectUris' | 'kind'>): Scope[] {
   const problems: FieldProblem[] = [];
   if (input.name.trim() === '') problems.push({ pointer: '/name', message: 'must not be empty' });
-  const allowed = scopesForAudience(input.audience);
+  const service = input.kind === 'service';
+  const allowed = service ? serviceClientScopes() : scopesForAudience(input.audience);
   const scopes: Scope[] = [];
   input.scopes.forEach((scope, index) => {
     if (!isScope(scope)) problems.push({ pointer: `/scopes/${index}`, message: `unknown scope "${scope}"` });
-    else if (!allowed.includes(scope)) problems.push({ pointer: `/scopes/${index}`, message: `"${scope}" is not available to ${input.audience} clients` });
+    else if (!allowed.includes(scope)) problems.push({ pointer: `/scopes/${index}`, message: service ? `"${scope}" is not available to service clients: only admin API scopes` : `"${scope}" is not available to ${input.audience} clients` });
     else if (!scopes.includes(scope)) scopes.push(scope);
   });
   if (input.scopes.length === 0) problems.push({ pointer: '/scopes', message: 'pick at least one scope' });
-  problems.push(...redirectUriProblems(input.redirectUris, '/redirectUris'));
+  if (service) {
+    // RFC 6749 4.4: no authorization endpoint, so nowhere to redirect to.
+    if (input.audience !== 'operator') problems.push({ pointer: '/audience', message: 'a service client is an operator client' });
+    if (input.redirectUris.length > 0) problems.push({ pointer: '/redirectUris', message: 'a service client uses client_credentials and has no redirect URIs' });
+  } else {
+    problems.push(...redirectUriProblems(input.redirectUris, '/redirectUris'));
+  }
   if (problems.length > 0) throw new ValidationError('the OAuth application is not valid', problems, 'invalid_client_metadata');
   return scopes;
 }
@@ -132,9 +150,14 @@ export function validateClientInput(input: Pick<NewClient, 'name' | 'audience' |
 /** Creates a client; a confidential one gets a secret, returned here once and stored only hashed. */
 export async function createClient(db: Database, siteId: number, input: NewClient): Promise<{ client: OAuthClient; clientSecret: string | null }> {
   const scopes = validateClientInput(input);
+  const kind = input.kind ?? 'operator_created';
+  const settings = mergeSettings(defaultSettings(input.confidential), input.settings ?? {});
+  const problems = settingsProblems(settings, { confidential: input.confidential, kind });
+  if (problems.length > 0) throw new ValidationError('the OAuth application is not valid', problems, 'invalid_client_metadata');
   const clientId = input.clientId ?? `sg_${randomToken(16)}`;
   // Secrets are always generated here; the only way to choose one is an import document, which checks its strength.
-  const clientSecret = input.confidential ? generateClientSecret() : null;
+  // A private_key_jwt client holds no shared secret (RFC 7523); rotating its secret gives it one for a later switch.
+  const clientSecret = input.confidential && settings.tokenEndpointAuthMethod !== 'private_key_jwt' ? generateClientSecret() : null;
   const now = new Date();
   await db('oauth_clients').insert({
     site_id: siteId,
@@ -143,14 +166,15 @@ export async function createClient(db: Database, siteId: number, input: NewClien
     name: input.name.trim(),
     audience: input.audience,
     confidential: input.confidential,
-    token_endpoint_auth_method: input.confidential ? 'client_secret_post' : 'none',
+    ...settingsColumns(settings),
     secret_hash: clientSecret === null ? null : await hashClientSecret(clientSecret),
     secret_rotated_at: clientSecret === null ? null : now,
     redirect_uris: JSON.stringify(input.redirectUris),
     scopes: JSON.stringify(scopes),
-    kind: input.kind ?? 'operator_created',
+    kind,
     reviewed: input.reviewed ?? true,
     created_by_user_id: input.createdByUserId ?? null,
+    created_by_client_ref: input.createdByClientRef ?? null,
     created_at: now,
     updated_at: now,
   });

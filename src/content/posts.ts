@@ -1,4 +1,5 @@
 import { joinSiteProfile, profileColumn } from '../accounts/site-profiles.js';
+import type { RecordedActor } from '../clients/actors.js';
 import { isSiteMember } from '../accounts/roles.js';
 import type { Knex } from 'knex';
 import { requireDate, toDate, type Database } from '../db/connection.js';
@@ -22,6 +23,8 @@ export interface Post {
   body: string;
   status: ContentStatus;
   author: UserRef | null;
+  /** Who the post is by: the author, or the service client that wrote it without naming one. */
+  authoredBy: RecordedActor;
   /** Set the first time the post is published, kept when it is unpublished. */
   publishedAt: Date | null;
   version: number;
@@ -37,6 +40,7 @@ interface PostRow {
   status: string;
   author_user_id: number | null;
   author_name: string | null;
+  author_client_id: string | null;
   published_at: unknown;
   version: number;
   created_at: unknown;
@@ -51,6 +55,7 @@ function postFromRow(row: PostRow): Post {
     body: row.body,
     status: contentStatusOf(row.status),
     author: row.author_user_id === null || row.author_name === null ? null : { id: Number(row.author_user_id), name: row.author_name },
+    authoredBy: row.author_user_id !== null ? { kind: 'user', userId: Number(row.author_user_id) } : row.author_client_id === null ? null : { kind: 'client', clientId: row.author_client_id },
     publishedAt: toDate(row.published_at),
     version: Number(row.version),
     createdAt: requireDate(row.created_at),
@@ -59,9 +64,9 @@ function postFromRow(row: PostRow): Post {
 }
 
 function postsOf(db: Queryable, siteId: number): Knex.QueryBuilder {
-  return joinSiteProfile(db('posts').leftJoin('users', 'users.id', 'posts.author_user_id'), siteId, 'posts.author_user_id')
+  return joinSiteProfile(db('posts').leftJoin('users', 'users.id', 'posts.author_user_id').leftJoin('oauth_clients as author_client', 'author_client.id', 'posts.author_client_ref'), siteId, 'posts.author_user_id')
     .where('posts.site_id', siteId)
-    .select('posts.id', 'posts.slug', 'posts.title', 'posts.body', 'posts.status', 'posts.author_user_id', profileColumn(db, 'name', 'author_name'), 'posts.published_at', 'posts.version', 'posts.created_at', 'posts.updated_at');
+    .select('posts.id', 'posts.slug', 'posts.title', 'posts.body', 'posts.status', 'posts.author_user_id', profileColumn(db, 'name', 'author_name'), 'author_client.client_id as author_client_id', 'posts.published_at', 'posts.version', 'posts.created_at', 'posts.updated_at');
 }
 
 export async function requirePost(db: Queryable, siteId: number, postId: number): Promise<Post> {
@@ -115,13 +120,15 @@ export interface NewPost {
   slug: string;
   title: string;
   body: string;
-  authorUserId: number;
+  /** A person; null when a service client writes the post as itself (`authorClientRef`). */
+  authorUserId: number | null;
+  authorClientRef?: number | null;
 }
 
 /** Creates a draft post. 409 `slug_taken` when the site has a post with this slug (checked, and enforced by the index). */
 export async function createPost(db: Database, siteId: number, input: NewPost): Promise<Post> {
   if (input.title.trim() === '') throw new ValidationError('The post is not valid.', [{ pointer: '/title', message: 'must not be blank' }]);
-  await requireAuthor(db, siteId, input.authorUserId);
+  if (input.authorUserId !== null) await requireAuthor(db, siteId, input.authorUserId);
   await requireSlugFree(db, siteId, input.slug);
   const now = new Date();
   let id: number;
@@ -132,6 +139,7 @@ export async function createPost(db: Database, siteId: number, input: NewPost): 
       title: input.title.trim(),
       body: input.body,
       author_user_id: input.authorUserId,
+      author_client_ref: input.authorUserId === null ? (input.authorClientRef ?? null) : null,
       status: 'draft',
       published_at: null,
       version: 1,
@@ -165,6 +173,8 @@ export async function updatePost(db: Database, siteId: number, postId: number, c
   if (changes.authorUserId !== undefined && changes.authorUserId !== (current.author?.id ?? null)) {
     if (changes.authorUserId !== null) await requireAuthor(db, siteId, changes.authorUserId);
     columns.author_user_id = changes.authorUserId;
+    // A named author (or none) replaces the service client that wrote the post.
+    columns.author_client_ref = null;
   }
   if (changes.slug !== undefined && changes.slug !== current.slug) {
     await requireSlugFree(db, siteId, changes.slug, postId);

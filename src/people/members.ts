@@ -37,9 +37,12 @@ export interface Member {
   accountUpdatedAt: Date;
 }
 
-/** The acting operator: the token's user and their roles at this site. */
+/**
+ * The acting operator: the token's user and their roles at this site. A service client acts without a user and
+ * without roles, so it is never an owner: it cannot touch the owner role.
+ */
 export interface Actor {
-  userId: number;
+  userId: number | null;
   roles: readonly Role[];
 }
 

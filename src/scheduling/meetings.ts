@@ -1,3 +1,4 @@
+import { actorIds, clientIdsByRef, recordedActor, type Actor, type RecordedActor } from '../clients/actors.js';
 import type { Database } from '../db/connection.js';
 import { requireDate, toDate } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
@@ -34,6 +35,8 @@ export interface MeetingRecord {
   roomUrl: string | null;
   confirmedAt: Date | null;
   confirmedByUserId: number | null;
+  /** Who confirmed it: an operator or a service client. */
+  confirmedBy: RecordedActor;
   canceledAt: Date | null;
   cancelReason: string | null;
   version: number;
@@ -63,6 +66,7 @@ interface MeetingRow {
   room_url: string | null;
   confirmed_at: unknown;
   confirmed_by_user_id: number | string | null;
+  confirmed_by_client_ref: number | string | null;
   canceled_at: unknown;
   cancel_reason: string | null;
   version: number | string;
@@ -78,8 +82,10 @@ function stateOf(value: string): MeetingState {
  * Records with attendeesCount from the member layer's meetingAttendeesCount (seats not canceled; the roster size for
  * a study-group meeting). One MemberContext per call: its loaders batch the page into one query per kind.
  */
-async function meetingsFromRows(db: Database, site: Site, operatorUserId: number, rows: readonly MeetingRow[]): Promise<MeetingRecord[]> {
-  const ctx = new MemberContext({ db, site, variant: 'A', userId: operatorUserId });
+async function meetingsFromRows(db: Database, site: Site, by: Actor, rows: readonly MeetingRow[]): Promise<MeetingRecord[]> {
+  // The attendee counts read no viewer data; a service client has no user id to give.
+  const ctx = new MemberContext({ db, site, variant: 'A', userId: by.kind === 'user' ? by.userId : 0 });
+  const clientIds = await clientIdsByRef(db, rows.map((row) => row.confirmed_by_client_ref));
   return Promise.all(
     rows.map(async (row) => {
       const id = Number(row.id);
@@ -98,6 +104,7 @@ async function meetingsFromRows(db: Database, site: Site, operatorUserId: number
         roomUrl: row.room_url,
         confirmedAt: toDate(row.confirmed_at),
         confirmedByUserId: optionalNumber(row.confirmed_by_user_id),
+        confirmedBy: recordedActor(row.confirmed_by_user_id, row.confirmed_by_client_ref, clientIds),
         canceledAt: toDate(row.canceled_at),
         cancelReason: row.cancel_reason,
         version: Number(row.version),
@@ -126,9 +133,9 @@ async function seatsOf(db: Database, siteId: number, meetingId: number): Promise
   });
 }
 
-export async function requireMeeting(db: Database, site: Site, operatorUserId: number, meetingId: number): Promise<MeetingWithSeats> {
+export async function requireMeeting(db: Database, site: Site, by: Actor, meetingId: number): Promise<MeetingWithSeats> {
   const row = (await db('meetings').where({ id: meetingId, site_id: site.id }).first()) as MeetingRow | undefined;
-  const [meeting] = row ? await meetingsFromRows(db, site, operatorUserId, [row]) : [];
+  const [meeting] = row ? await meetingsFromRows(db, site, by, [row]) : [];
   if (!meeting) throw new NotFoundError(`This site has no meeting ${meetingId}.`);
   return { ...meeting, seats: meeting.kind === 'consulting' ? await seatsOf(db, site.id, meetingId) : [] };
 }
@@ -148,7 +155,7 @@ const MEETING_SORTS: SortColumns<'startsAt'> = {
 };
 
 /** One keyset page of the site's meetings of both kinds, newest start first unless `sort` says otherwise. */
-export async function listMeetings(db: Database, site: Site, operatorUserId: number, filters: MeetingFilters, query: ListQuery): Promise<{ meetings: MeetingRecord[]; nextCursor: string | null }> {
+export async function listMeetings(db: Database, site: Site, by: Actor, filters: MeetingFilters, query: ListQuery): Promise<{ meetings: MeetingRecord[]; nextCursor: string | null }> {
   const builder = db('meetings').where({ site_id: site.id });
   if (filters.serviceId !== undefined) builder.andWhere('service_id', filters.serviceId);
   if (filters.kind === 'consulting') builder.whereNull('study_group_id');
@@ -157,7 +164,7 @@ export async function listMeetings(db: Database, site: Site, operatorUserId: num
   if (filters.startsFrom !== undefined) builder.andWhere('starts_at', '>=', new Date(filters.startsFrom));
   if (filters.startsTo !== undefined) builder.andWhere('starts_at', '<', new Date(filters.startsTo));
   const page = await listPage<MeetingRow, 'startsAt'>(builder, query, { sorts: MEETING_SORTS, defaultSort: '-startsAt', filters: { ...filters } });
-  return { meetings: await meetingsFromRows(db, site, operatorUserId, page.rows), nextCursor: page.nextCursor };
+  return { meetings: await meetingsFromRows(db, site, by, page.rows), nextCursor: page.nextCursor };
 }
 
 // --- Opening a consulting meeting -------------------------------------------------------------------------------------
@@ -211,7 +218,7 @@ async function slotOfService(db: Database, serviceId: number, slotId: number): P
 }
 
 /** Opens a meeting of the service, state `available`; durations and capacity default to the slot's, else the service's. */
-export async function createConsultingMeeting(db: Database, site: Site, operatorUserId: number, serviceId: number, input: NewConsultingMeeting): Promise<MeetingWithSeats> {
+export async function createConsultingMeeting(db: Database, site: Site, by: Actor, serviceId: number, input: NewConsultingMeeting): Promise<MeetingWithSeats> {
   const service = await requireService(db, site.id, serviceId);
   const problems: FieldProblem[] = [];
   const startsAt = new Date(input.startsAt);
@@ -250,7 +257,7 @@ export async function createConsultingMeeting(db: Database, site: Site, operator
     created_at: now,
     updated_at: now,
   });
-  return requireMeeting(db, site, operatorUserId, Number(inserted));
+  return requireMeeting(db, site, by, Number(inserted));
 }
 
 // --- Staff actions (spec: Meeting state) ------------------------------------------------------------------------------
@@ -268,8 +275,8 @@ function confirmRefusal(meeting: MeetingRecord): ConflictError {
  * Staff confirms a consulting meeting: available → scheduled, recording when and by whom, and the room link when
  * given. The state is compared in the UPDATE itself, so of two concurrent actions exactly one applies.
  */
-export async function confirmMeeting(db: Database, site: Site, operatorUserId: number, meetingId: number, input: { roomUrl?: string | undefined }): Promise<MeetingWithSeats> {
-  const current = await requireMeeting(db, site, operatorUserId, meetingId);
+export async function confirmMeeting(db: Database, site: Site, by: Actor, meetingId: number, input: { roomUrl?: string | undefined }): Promise<MeetingWithSeats> {
+  const current = await requireMeeting(db, site, by, meetingId);
   const urlProblem = webUrlProblem(input.roomUrl, '/roomUrl');
   if (urlProblem) throw new ValidationError('The confirmation is not valid.', [urlProblem]);
   if (current.kind !== 'consulting' || current.state !== 'available') throw confirmRefusal(current);
@@ -280,18 +287,19 @@ export async function confirmMeeting(db: Database, site: Site, operatorUserId: n
     .update({
       state: 'scheduled',
       confirmed_at: now,
-      confirmed_by_user_id: operatorUserId,
+      confirmed_by_user_id: actorIds(by).userId,
+      confirmed_by_client_ref: actorIds(by).clientRef,
       ...(input.roomUrl === undefined ? {} : { room_url: input.roomUrl }),
       version: db.raw('version + 1'),
       updated_at: now,
     });
-  if (updated === 0) throw confirmRefusal(await requireMeeting(db, site, operatorUserId, meetingId));
-  return requireMeeting(db, site, operatorUserId, meetingId);
+  if (updated === 0) throw confirmRefusal(await requireMeeting(db, site, by, meetingId));
+  return requireMeeting(db, site, by, meetingId);
 }
 
 /** Cancels an available or scheduled meeting of either kind; seats are kept and members keep seeing it, canceled. */
-export async function cancelMeeting(db: Database, site: Site, operatorUserId: number, meetingId: number, input: { reason?: string | undefined }): Promise<MeetingWithSeats> {
-  const current = await requireMeeting(db, site, operatorUserId, meetingId);
+export async function cancelMeeting(db: Database, site: Site, by: Actor, meetingId: number, input: { reason?: string | undefined }): Promise<MeetingWithSeats> {
+  const current = await requireMeeting(db, site, by, meetingId);
   const refusal = (state: MeetingState): ConflictError => invalidTransition(`Meeting ${meetingId} is ${state}; only an available or scheduled meeting can be canceled.`);
   if (current.state === 'canceled') throw refusal(current.state);
   const now = new Date();
@@ -299,6 +307,6 @@ export async function cancelMeeting(db: Database, site: Site, operatorUserId: nu
     .where({ id: meetingId, site_id: site.id })
     .whereIn('state', ['available', 'scheduled'])
     .update({ state: 'canceled', canceled_at: now, cancel_reason: input.reason?.trim() || null, version: db.raw('version + 1'), updated_at: now });
-  if (updated === 0) throw refusal((await requireMeeting(db, site, operatorUserId, meetingId)).state);
-  return requireMeeting(db, site, operatorUserId, meetingId);
+  if (updated === 0) throw refusal((await requireMeeting(db, site, by, meetingId)).state);
+  return requireMeeting(db, site, by, meetingId);
 }

@@ -1,4 +1,5 @@
 import { OPERATOR_ROLES, rolesAt, type Role } from '../../accounts/roles.js';
+import type { Actor } from '../../clients/actors.js';
 import type { Scope } from '../../clients/scopes.js';
 import type { Database } from '../../db/connection.js';
 import { bearerTokenOf, verifyAccessToken, type VerifiedToken } from '../../oauth/bearer.js';
@@ -6,11 +7,42 @@ import { InsufficientScopeError, missingTokenChallenge } from '../../oauth/error
 import type { Site } from '../../sites/sites.js';
 import { AdminProblem } from './problems.js';
 
-/** Who calls the admin API: a live operator-client token of this site, for a user with an operator role here. */
-export interface OperatorPrincipal {
+/** A person: a live operator-client token of this site, for a user with an operator role here. */
+export interface PersonPrincipal {
+  kind: 'user';
   token: VerifiedToken;
   userId: number;
   roles: Role[];
+  /** Recorded as the author of this caller's writes. */
+  actor: Actor;
+}
+
+/** A service client of this site acting as itself (client_credentials, RFC 6749 4.4): no person, no roles. */
+export interface ServiceClientPrincipal {
+  kind: 'client';
+  token: VerifiedToken;
+  clientRef: number;
+  clientId: string;
+  actor: Actor;
+}
+
+/** Who calls the admin API. */
+export type OperatorPrincipal = PersonPrincipal | ServiceClientPrincipal;
+
+/** The caller as the request log names it, so every admin write's log line says who made it. */
+export function principalLogFields(principal: OperatorPrincipal): Record<string, unknown> {
+  return principal.kind === 'user' ? { actorUserId: principal.userId, clientId: principal.token.client.clientId } : { actorClientId: principal.clientId };
+}
+
+/** The acting operator of the members rules (src/people/members.ts): a service client has no user and no roles. */
+export function actingOperator(principal: OperatorPrincipal): { userId: number | null; roles: readonly Role[] } {
+  return principal.kind === 'user' ? { userId: principal.userId, roles: principal.roles } : { userId: null, roles: [] };
+}
+
+/** For operations that act for a person (a staff member's own view): a service client is refused with 403. */
+export function requirePerson(principal: OperatorPrincipal, what: string): PersonPrincipal {
+  if (principal.kind === 'user') return principal;
+  throw new AdminProblem(403, 'person_required', `${what} is done by a person: use a token issued to an operator who signed in, not a service client's.`);
 }
 
 /**
@@ -26,7 +58,8 @@ function missingTokenProblem(site: Site): AdminProblem {
  * 1. the shared bearer verifier (src/oauth/bearer.ts): 401 `invalid_token` for malformed, unknown, expired, revoked
  *    and other-origin tokens (a token of site A at site B is bound to A's origin);
  * 2. 403 `insufficient_scope` unless the token was issued to an operator-audience client (a member token never
- *    reaches the admin API), for a user who holds owner, operator or staff at this site, and holds `scope`.
+ *    reaches the admin API), for a user who holds owner, operator or staff at this site, or to a service client of
+ *    the site (no user; client_credentials), and holds `scope`.
  */
 export async function authenticateOperator(db: Database, site: Site, authorization: string | undefined, scope: Scope): Promise<OperatorPrincipal> {
   const presented = bearerTokenOf(site, authorization);
@@ -35,11 +68,17 @@ export async function authenticateOperator(db: Database, site: Site, authorizati
   if (token.client.audience !== 'operator') {
     throw new InsufficientScopeError(site.origin, [scope], 'member tokens do not reach the admin API; use a token of an operator client');
   }
-  if (token.userId === null) throw new InsufficientScopeError(site.origin, [scope], 'the admin API needs a token issued for a user who operates this site');
+  if (token.userId === null) {
+    // Only client_credentials issues tokens without a resource owner, and only to service clients; checked anyway.
+    const client: { kind: string } | undefined = await db('oauth_clients').where({ id: token.client.ref }).first('kind');
+    if (client?.kind !== 'service') throw new InsufficientScopeError(site.origin, [scope], 'the admin API needs a token issued for a user who operates this site, or to a service client');
+    if (!token.scopes.includes(scope)) throw new InsufficientScopeError(site.origin, [scope], `this operation needs the scope ${scope}, which this service client does not hold`);
+    return { kind: 'client', token, clientRef: token.client.ref, clientId: token.client.clientId, actor: { kind: 'client', clientRef: token.client.ref } };
+  }
   const roles = await rolesAt(db, site.id, token.userId);
   if (!roles.some((role) => OPERATOR_ROLES.includes(role))) {
     throw new InsufficientScopeError(site.origin, [scope], `the user of this token is not an owner, operator or staff member of ${site.name}`);
   }
   if (!token.scopes.includes(scope)) throw new InsufficientScopeError(site.origin, [scope], `this operation needs the scope ${scope}`);
-  return { token, userId: token.userId, roles };
+  return { kind: 'user', token, userId: token.userId, roles, actor: { kind: 'user', userId: token.userId } };
 }

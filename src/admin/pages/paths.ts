@@ -9,7 +9,7 @@ export const ADMIN_PATHS = {
 } as const;
 
 /** The page of one application; its client_id (possibly a URL) is one percent-encoded path segment. */
-export function applicationPath(clientId: string, action?: 'delete' | 'rotate-secret' | 'review'): string {
+export function applicationPath(clientId: string, action?: 'delete' | 'rotate-secret' | 'review' | 'settings' | 'revoke-tokens'): string {
   return `${ADMIN_PATHS.applications}/${encodeURIComponent(clientId)}${action === undefined ? '' : `/${action}`}`;
 }
 

@@ -1,23 +1,28 @@
 import Router from '@koa/router';
 import { sessionCsrfTokenMatches } from '../../accounts/csrf.js';
 import { rolesAt } from '../../accounts/roles.js';
-import { endSession, signInOnSession } from '../../accounts/sessions.js';
+import { signInOnSession } from '../../accounts/sessions.js';
 import { signInWithPassword } from '../../accounts/sign-in.js';
+import { signOutSession } from '../../oauth/logout/sign-out.js';
 import {
   createApplication,
   deleteApplication,
   listApplications,
   requireApplication,
   reviewApplication,
+  revokeApplicationTokens,
   rotateApplicationSecret,
+  updateApplication,
 } from '../../clients/applications.js';
+import type { ClientSettingsInput } from '../../clients/client-settings.js';
+import { TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from '../../clients/clients.js';
 import { isScope, type Audience } from '../../clients/scopes.js';
 import { findBrowserSession, setBrowserSessionCookie } from '../../http/browser-session.js';
 import type { SiteState } from '../../http/state.js';
 import { SIGN_IN_FAILED_MESSAGE } from '../../oauth/authorize/sign-in-endpoint.js';
 import { TooManyAttemptsError } from '../../oauth/authorize/errors.js';
 import type { Services } from '../../services.js';
-import { ConflictError, ValidationError } from '../../shared/errors.js';
+import { ConflictError, ValidationError, type FieldProblem } from '../../shared/errors.js';
 import { getSite } from '../../sites/sites.js';
 import { readMcpConnections, updateMcpConnections } from '../mcp-connections.js';
 import {
@@ -37,7 +42,7 @@ import {
   type AdminPageContext,
 } from './area.js';
 import { ADMIN_PATHS, applicationPath, safeReturnPath } from './paths.js';
-import { applicationCreatedPage, applicationPage, applicationsPage, newApplicationPage, secretRotatedPage, type NewApplicationValues } from './views/applications.js';
+import { applicationCreatedPage, applicationPage, applicationsPage, newApplicationPage, secretRotatedPage, type NewApplicationValues, type SettingsValues } from './views/applications.js';
 import { adminHomePage, adminSettingsPage } from './views/settings.js';
 
 /**
@@ -58,7 +63,39 @@ function requireDevelopersArea(page: AdminPageContext): void {
 }
 
 function emptyValues(): NewApplicationValues {
-  return { name: '', audience: 'member', confidential: false, scopes: ['openid', 'profile', 'account:read'], redirectUris: '' };
+  return {
+    name: '',
+    audience: 'member',
+    confidential: false,
+    service: false,
+    scopes: ['openid', 'profile', 'account:read'],
+    redirectUris: '',
+    authMethod: 'none',
+    jwks: '',
+    jwksUri: '',
+    dpopBoundAccessTokens: false,
+    postLogoutRedirectUris: '',
+    backchannelLogoutUri: '',
+  };
+}
+
+function lines(text: string): string[] {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+}
+
+function settingsFormValues(form: URLSearchParams): SettingsValues {
+  const method = single(form, 'token_endpoint_auth_method') ?? 'none';
+  return {
+    authMethod: (TOKEN_ENDPOINT_AUTH_METHODS as readonly string[]).includes(method) ? (method as TokenEndpointAuthMethod) : 'none',
+    jwks: single(form, 'jwks') ?? '',
+    jwksUri: (single(form, 'jwks_uri') ?? '').trim(),
+    dpopBoundAccessTokens: single(form, 'dpop_bound_access_tokens') === 'on',
+    postLogoutRedirectUris: single(form, 'post_logout_redirect_uris') ?? '',
+    backchannelLogoutUri: (single(form, 'backchannel_logout_uri') ?? '').trim(),
+  };
 }
 
 function formValues(form: URLSearchParams): NewApplicationValues {
@@ -67,9 +104,36 @@ function formValues(form: URLSearchParams): NewApplicationValues {
     name: single(form, 'name') ?? '',
     audience: audience === 'operator' ? 'operator' : 'member',
     confidential: single(form, 'confidential') === 'on',
+    service: single(form, 'service') === 'on',
     scopes: form.getAll('scopes'),
     redirectUris: single(form, 'redirect_uris') ?? '',
+    ...settingsFormValues(form),
   };
+}
+
+/**
+ * The settings a form gives, in the admin API's terms; empty fields are "none". `none` on a confidential application's
+ * form means its default (the select starts there). A JWK Set that is not JSON is a problem at /jwks.
+ */
+function settingsInput(values: SettingsValues, confidential: boolean): { settings: ClientSettingsInput; problems: FieldProblem[] } {
+  const problems: FieldProblem[] = [];
+  let jwks: unknown = null;
+  if (values.jwks.trim() !== '') {
+    try {
+      jwks = JSON.parse(values.jwks) as unknown;
+    } catch {
+      problems.push({ pointer: '/jwks', message: 'is not valid JSON: paste the JWK Set, {"keys": [...]}' });
+    }
+  }
+  const settings: ClientSettingsInput = {
+    jwks,
+    jwksUri: values.jwksUri === '' ? null : values.jwksUri,
+    dpopBoundAccessTokens: values.dpopBoundAccessTokens,
+    postLogoutRedirectUris: lines(values.postLogoutRedirectUris),
+    backchannelLogoutUri: values.backchannelLogoutUri === '' ? null : values.backchannelLogoutUri,
+  };
+  if (!(confidential && values.authMethod === 'none')) settings.tokenEndpointAuthMethod = values.authMethod;
+  return { settings, problems };
 }
 
 export function adminPageRoutes(services: Services): Router<SiteState> {
@@ -113,7 +177,7 @@ export function adminPageRoutes(services: Services): Router<SiteState> {
     try {
       const form = await readAdminForm(ctx);
       const found = await findBrowserSession(ctx, db, ctx.state.site);
-      if (found && sessionCsrfTokenMatches(found.session, AREA_CSRF, single(form, 'csrf_token'))) await endSession(db, found.session.id);
+      if (found && sessionCsrfTokenMatches(found.session, AREA_CSRF, single(form, 'csrf_token'))) await signOutSession(db, found.session);
       else if (found) throw csrfFailure();
       redirectWithinAdmin(ctx, ADMIN_PATHS.home);
     } catch (error) {
@@ -183,20 +247,21 @@ export function adminPageRoutes(services: Services): Router<SiteState> {
     operatorPage(db, async (page) => {
       requireDevelopersArea(page);
       const values = formValues(page.form);
-      const audience: Audience = values.audience;
-      const redirectUris = values.redirectUris
-        .split(/\r?\n/)
-        .map((line) => line.trim())
-        .filter((line) => line !== '');
+      // A service client is a confidential operator client, whatever the other boxes say.
+      const audience: Audience = values.service ? 'operator' : values.audience;
+      const confidential = values.service || values.confidential;
+      const { settings, problems } = settingsInput(values, confidential);
       try {
+        if (problems.length > 0) throw new ValidationError('The OAuth application is not valid.', problems);
         const { application, clientSecret } = await createApplication(db, page.site.id, {
           name: values.name,
           audience,
-          confidential: values.confidential,
-          kind: 'operator_created',
+          confidential,
+          kind: values.service ? 'service' : 'operator_created',
           scopes: values.scopes.filter(isScope),
-          redirectUris,
-          createdByUserId: page.user.id,
+          redirectUris: lines(values.redirectUris),
+          createdBy: { kind: 'user', userId: page.user.id },
+          settings,
         });
         page.ctx.state.log.info({ event: 'oauth_application_created', clientRef: application.client.ref }, 'OAuth application created in the admin area');
         sendAdminHtml(page.ctx, 201, applicationCreatedPage(page.chrome, application, clientSecret));
@@ -212,7 +277,8 @@ export function adminPageRoutes(services: Services): Router<SiteState> {
     operatorPage(db, async (page) => {
       requireDevelopersArea(page);
       const clientId = page.ctx.params.clientId ?? '';
-      const ok = page.ctx.query.reviewed === '1' ? 'The application was marked as reviewed.' : null;
+      const { reviewed, saved, revoked } = page.ctx.query;
+      const ok = reviewed === '1' ? 'The application was marked as reviewed.' : saved === '1' ? 'The settings were saved.' : revoked === '1' ? 'Every token of the application was revoked.' : null;
       sendAdminHtml(page.ctx, 200, applicationPage(page.chrome, await requireApplication(db, page.site.id, clientId), ok));
     }),
   );
@@ -224,6 +290,41 @@ export function adminPageRoutes(services: Services): Router<SiteState> {
       const { application, revokedPairs } = await deleteApplication(db, page.site.id, page.ctx.params.clientId ?? '');
       page.ctx.state.log.info({ event: 'oauth_application_deleted', clientRef: application.client.ref, revokedPairs }, 'OAuth application deleted in the admin area');
       redirectWithinAdmin(page.ctx, `${ADMIN_PATHS.applications}?deleted=1`);
+    }),
+  );
+
+  router.post(
+    `${ADMIN_PATHS.applications}/:clientId/settings`,
+    operatorPage(db, async (page) => {
+      requireDevelopersArea(page);
+      const current = await requireApplication(db, page.site.id, page.ctx.params.clientId ?? '');
+      const values = settingsFormValues(page.form);
+      const version = Number(single(page.form, 'version'));
+      const { settings, problems } = settingsInput(values, current.client.confidential);
+      try {
+        if (problems.length > 0) throw new ValidationError('The OAuth application is not valid.', problems);
+        const application = await updateApplication(db, page.site.id, current.client.clientId, settings, Number.isSafeInteger(version) ? version : -1);
+        page.ctx.state.log.info({ event: 'oauth_application_updated', clientRef: application.client.ref }, 'OAuth application settings saved in the admin area');
+        redirectWithinAdmin(page.ctx, `${applicationPath(application.client.clientId)}?saved=1`);
+      } catch (error) {
+        if (error instanceof ValidationError) {
+          sendAdminHtml(page.ctx, 400, applicationPage(page.chrome, current, null, { values, problems: error.problems }));
+          return;
+        }
+        if (!(error instanceof ConflictError)) throw error;
+        const problem = { pointer: error.code === 'application_has_no_secret' ? '/tokenEndpointAuthMethod' : '', message: error.message };
+        sendAdminHtml(page.ctx, 409, applicationPage(page.chrome, await requireApplication(db, page.site.id, current.client.clientId), null, { values, problems: [problem] }));
+      }
+    }),
+  );
+
+  router.post(
+    `${ADMIN_PATHS.applications}/:clientId/revoke-tokens`,
+    operatorPage(db, async (page) => {
+      requireDevelopersArea(page);
+      const { application, revokedPairs } = await revokeApplicationTokens(db, page.site.id, page.ctx.params.clientId ?? '');
+      page.ctx.state.log.info({ event: 'oauth_application_tokens_revoked', clientRef: application.client.ref, revokedPairs }, 'OAuth application tokens revoked in the admin area');
+      redirectWithinAdmin(page.ctx, `${applicationPath(application.client.clientId)}?revoked=1`);
     }),
   );
 

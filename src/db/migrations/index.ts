@@ -16,6 +16,7 @@ import * as siteProfiles from './0014_site_profiles.js';
 import * as signingKeyEncryption from './0015_signing_key_encryption.js';
 import * as deprecationUsage from './0016_deprecation_usage.js';
 import * as clientAuthenticationAndSessions from './0017_client_authentication_and_sessions.js';
+import * as clientAttribution from './0018_client_attribution.js';
 
 type Migration = Knex.Migration;
 
@@ -38,6 +39,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['0015_signing_key_encryption', signingKeyEncryption],
   ['0016_deprecation_usage', deprecationUsage],
   ['0017_client_authentication_and_sessions', clientAuthenticationAndSessions],
+  ['0018_client_attribution', clientAttribution],
 ];
 
 /** Bundled with the code instead of read from a folder, so the same list runs from src/ (tsx) and dist/ (node). */

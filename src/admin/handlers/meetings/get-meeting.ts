@@ -5,6 +5,6 @@ import { meetingWithSeatsRepresentation } from './representation.js';
 
 /** GET /meetings/{meetingId} (events:read): one meeting of this site with its seats. */
 export const getMeeting: AdminHandler<'getMeeting'> = async ({ db, site, principal, path }) => {
-  const meeting = await requireMeeting(db, site, principal.userId, path.meetingId);
+  const meeting = await requireMeeting(db, site, principal.actor, path.meetingId);
   return { status: 200, body: meetingWithSeatsRepresentation(meeting), headers: { ETag: etagOf(meeting.version) } };
 };

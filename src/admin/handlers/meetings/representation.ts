@@ -19,6 +19,7 @@ export function meetingRepresentation(meeting: MeetingRecord): Meeting {
     roomUrl: meeting.roomUrl,
     confirmedAt: meeting.confirmedAt?.toISOString() ?? null,
     confirmedByUserId: meeting.confirmedByUserId,
+    confirmedBy: meeting.confirmedBy,
     canceledAt: meeting.canceledAt?.toISOString() ?? null,
     cancelReason: meeting.cancelReason,
     createdAt: meeting.createdAt.toISOString(),

@@ -1,11 +1,12 @@
 import { createApplication } from '../../../clients/applications.js';
 import { etagOf } from '../../api/etag.js';
 import type { AdminHandler } from '../../api/types.js';
-import { applicationUrl, withSecret } from './representation.js';
+import { applicationUrl, settingsFromBody, withSecret } from './representation.js';
 
 /**
  * POST /oauth-applications (school:write): the confidential checkbox decides the kind of client: public (`none` +
- * PKCE S256, no secret) or confidential (`client_secret_post`, the secret in this response and nowhere else).
+ * PKCE S256, no secret) or confidential (`client_secret_post` unless another method is named, the secret in this
+ * response and nowhere else). `kind: service` is a client_credentials client with admin scopes and no redirect URIs.
  */
 export const createOAuthApplication: AdminHandler<'createOAuthApplication'> = async ({ db, site, principal, body }) => {
   const { application, clientSecret } = await createApplication(db, site.id, {
@@ -13,10 +14,11 @@ export const createOAuthApplication: AdminHandler<'createOAuthApplication'> = as
     audience: body.audience,
     confidential: body.confidential,
     kind: body.kind ?? 'operator_created',
-    redirectUris: body.redirectUris,
+    redirectUris: body.redirectUris ?? [],
     scopes: body.scopes,
     vendorClientName: body.vendorClientName,
-    createdByUserId: principal.userId,
+    createdBy: principal.actor,
+    settings: settingsFromBody(body),
   });
   return {
     status: 201,

@@ -12,6 +12,7 @@ export function postRepresentation(post: PostModel): Post {
     body: post.body,
     status: post.status,
     author: post.author,
+    authoredBy: post.authoredBy,
     publishedAt: post.publishedAt?.toISOString() ?? null,
     createdAt: post.createdAt.toISOString(),
     updatedAt: post.updatedAt.toISOString(),
