@@ -2,8 +2,11 @@ import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import type { FieldProblem } from '../shared/errors.js';
 import type { ClientJwks, TokenEndpointAuthMethod } from './clients.js';
 
-/** RFC 7518 3.1 / RFC 8037 3.1: the signing algorithms a client assertion may use; never `none`, never HMAC. */
-export const CLIENT_ASSERTION_ALGORITHMS = ['ES256', 'RS256', 'EdDSA'] as const;
+/**
+ * RFC 7518 3.1 / RFC 8037 3.1: the signing algorithms a client assertion may use; never `none`, never HMAC. An Ed25519
+ * key signs as EdDSA or under its fully specified name Ed25519 (RFC 9864), which oauth4webapi sends; both are accepted.
+ */
+export const CLIENT_ASSERTION_ALGORITHMS = ['ES256', 'RS256', 'EdDSA', 'Ed25519'] as const;
 export type ClientAssertionAlgorithm = (typeof CLIENT_ASSERTION_ALGORITHMS)[number];
 
 /** A client rotates keys by publishing the new one beside the old; a handful is plenty, and bounds the work per request. */
@@ -15,11 +18,11 @@ const MIN_RSA_BITS = 2048;
 /** RFC 7518 6.2.2, 6.3.2, 6.4 and RFC 8037 2: members that carry private or symmetric key material. */
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
 
-/** The algorithm a key type signs with here: EC P-256 → ES256, RSA → RS256, OKP Ed25519 → EdDSA. */
-function algorithmFor(key: Record<string, unknown>): ClientAssertionAlgorithm | null {
-  if (key.kty === 'EC' && key.crv === 'P-256') return 'ES256';
-  if (key.kty === 'RSA') return 'RS256';
-  if (key.kty === 'OKP' && key.crv === 'Ed25519') return 'EdDSA';
+/** The algorithms a key type signs with here: EC P-256 → ES256, RSA → RS256, OKP Ed25519 → EdDSA or Ed25519. */
+function algorithmsFor(key: Record<string, unknown>): ClientAssertionAlgorithm[] | null {
+  if (key.kty === 'EC' && key.crv === 'P-256') return ['ES256'];
+  if (key.kty === 'RSA') return ['RS256'];
+  if (key.kty === 'OKP' && key.crv === 'Ed25519') return ['EdDSA', 'Ed25519'];
   return null;
 }
 
@@ -29,18 +32,18 @@ export function clientKeyProblems(key: unknown): string[] {
   const jwk = key as Record<string, unknown>;
   const secret = PRIVATE_MEMBERS.filter((member) => jwk[member] !== undefined);
   if (secret.length > 0) return [`must be a public key: remove the private key member(s) ${secret.join(', ')}`];
-  const algorithm = algorithmFor(jwk);
-  if (!algorithm) return [`kty ${JSON.stringify(jwk.kty ?? null)}${jwk.crv === undefined ? '' : ` crv ${JSON.stringify(jwk.crv)}`} is not accepted; use EC P-256 (ES256), RSA of at least ${MIN_RSA_BITS} bits (RS256) or OKP Ed25519 (EdDSA)`];
+  const algorithms = algorithmsFor(jwk);
+  if (!algorithms) return [`kty ${JSON.stringify(jwk.kty ?? null)}${jwk.crv === undefined ? '' : ` crv ${JSON.stringify(jwk.crv)}`} is not accepted; use EC P-256 (ES256), RSA of at least ${MIN_RSA_BITS} bits (RS256) or OKP Ed25519 (EdDSA)`];
   const problems: string[] = [];
   if (jwk.kid !== undefined && (typeof jwk.kid !== 'string' || jwk.kid === '')) problems.push('kid must be a non-empty string');
   if (jwk.use !== undefined && jwk.use !== 'sig') problems.push(`use must be sig (it is ${JSON.stringify(jwk.use)})`);
-  if (jwk.alg !== undefined && jwk.alg !== algorithm) problems.push(`alg must be ${algorithm} for this key type (it is ${JSON.stringify(jwk.alg)})`);
+  if (jwk.alg !== undefined && !(algorithms as readonly unknown[]).includes(jwk.alg)) problems.push(`alg must be ${algorithms.join(' or ')} for this key type (it is ${JSON.stringify(jwk.alg)})`);
   if (jwk.key_ops !== undefined && (!Array.isArray(jwk.key_ops) || !jwk.key_ops.includes('verify'))) problems.push('key_ops, when given, must include verify');
   try {
     // Imports the key as node:crypto would verify with it: rejects bad base64url, points off the curve, broken moduli.
     const publicKey = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
     const bits = publicKey.asymmetricKeyDetails?.modulusLength;
-    if (algorithm === 'RS256' && (bits === undefined || bits < MIN_RSA_BITS)) problems.push(`an RSA key must have at least ${MIN_RSA_BITS} bits (this one has ${bits ?? 'an unknown number of'})`);
+    if (jwk.kty === 'RSA' && (bits === undefined || bits < MIN_RSA_BITS)) problems.push(`an RSA key must have at least ${MIN_RSA_BITS} bits (this one has ${bits ?? 'an unknown number of'})`);
   } catch (error) {
     problems.push(`is not a usable ${String(jwk.kty)} public key (${error instanceof Error ? error.message : String(error)})`);
   }

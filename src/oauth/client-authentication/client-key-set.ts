@@ -28,8 +28,11 @@ interface CachedKeySet {
 
 /** Bounds the per-process cache; the oldest entry goes first. */
 const MAX_CACHED_SETS = 500;
-/** An unknown kid refetches the set (key rotation), but at most this often per set, so bad assertions cannot drive fetches. */
-export const REFETCH_COOLDOWN_MS = 30_000;
+/**
+ * An unknown kid refetches the set (key rotation), but at most once per cooldown per set (30 s, as jose's remote set),
+ * so bad assertions cannot drive fetches. Tests shorten it.
+ */
+export const keySetTiming = { refetchCooldownMs: 30_000 };
 const cache = new Map<string, CachedKeySet>();
 
 export interface ClientKeySetOptions {
@@ -89,7 +92,7 @@ export async function clientKeySet(db: Database, site: Site, client: OAuthClient
   const key = cacheKey(site, client.jwksUri);
   const cached = cache.get(key);
   const now = options.now?.() ?? Date.now();
-  const fresh = cached !== undefined && cached.expiresAt > now && !(refresh && now - cached.fetchedAt >= REFETCH_COOLDOWN_MS);
+  const fresh = cached !== undefined && cached.expiresAt > now && !(refresh && now - cached.fetchedAt >= keySetTiming.refetchCooldownMs);
   if (fresh) return cached.keys;
   // A stale copy is never used when its refetch fails (as for metadata documents).
   const entry = await fetchKeySet(db, site, client.jwksUri, cached, options);
@@ -101,7 +104,7 @@ export async function clientKeySet(db: Database, site: Site, client: OAuthClient
 export function canRefetch(site: Site, client: OAuthClient, now = Date.now()): boolean {
   if (client.jwks || client.jwksUri === null) return false;
   const cached = cache.get(cacheKey(site, client.jwksUri));
-  return cached === undefined || now - cached.fetchedAt >= REFETCH_COOLDOWN_MS;
+  return cached === undefined || now - cached.fetchedAt >= keySetTiming.refetchCooldownMs;
 }
 
 /** Tests: start from an empty cache. */

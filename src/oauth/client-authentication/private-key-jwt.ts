@@ -79,7 +79,7 @@ async function verifiedPayload(db: Database, site: Site, client: OAuthClient, as
 
 /**
  * private_key_jwt (RFC 7523 2.2 and 3, OIDC Core 9): a JWT signed with one of the client's registered keys (ES256,
- * RS256 or EdDSA only: never `none`, never a shared-secret HMAC), iss = sub = client_id, an aud naming this server,
+ * RS256 or EdDSA/Ed25519 only: never `none`, never a shared-secret HMAC), iss = sub = client_id, an aud naming this server,
  * exp required and at most five minutes ahead, iat and nbf honoured with a small clock skew, and a jti used once across
  * every instance (recorded in used_jtis only after every other check passed, so a refused assertion consumes nothing).
  */
