@@ -248,6 +248,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth-applications/{clientId}/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The application's `clientId`, percent-encoded as a path segment (a Client ID Metadata Document URL becomes `https%3A%2F%2F...`). */
+                clientId: components["parameters"]["ClientId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the members' live grants of an OAuth application
+         * @description The live grants of this application: one per authorization a member approved that still
+         *     has a working token (a refresh token, or an access token when there is none), with the
+         *     member, the scopes, when it was approved and when it was last used (to the hour). Tokens
+         *     the application holds as itself (a service client) are not grants of a member and are not
+         *     listed. Revoke one with `revokeMemberConnectedApp`. Needs `members:read`, not
+         *     `school:read`: the list says which people use the application.
+         *
+         *     One page at a time: pass the previous page's `nextCursor` as `cursor`, keeping `sort`
+         *     unchanged (otherwise 400 `invalid_cursor`). `nextCursor` is `null` on the last page.
+         */
+        get: operations["listOAuthApplicationGrants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/courses": {
         parameters: {
             query?: never;
@@ -649,6 +680,66 @@ export interface paths {
          *     here and the account. Requires `If-Match` with the current `ETag` (412 on mismatch, 428 when missing).
          */
         patch: operations["updateMember"];
+        trace?: never;
+    };
+    "/members/{userId}/connected-apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member's account id (`Member.id`). */
+                userId: components["parameters"]["MemberUserId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a member's connected apps
+         * @description The applications holding a live grant for this member at this site, as the member sees
+         *     them at `/connected-apps`: one entry per authorization the member approved that still has
+         *     a working token (a refresh token, or an access token when there is none), with the
+         *     application and where it came from, the scopes, when it was approved and when it was last
+         *     used (to the hour). An account without a role here is a 404.
+         *
+         *     One page at a time: pass the previous page's `nextCursor` as `cursor`, keeping `sort`
+         *     unchanged (otherwise 400 `invalid_cursor`). `nextCursor` is `null` on the last page.
+         */
+        get: operations["listMemberConnectedApps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/members/{userId}/connected-apps/{grantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member's account id (`Member.id`). */
+                userId: components["parameters"]["MemberUserId"];
+                /** @description A grant's id (`ConnectedApp.grantId`). */
+                grantId: components["parameters"]["GrantId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect one of a member's connected apps
+         * @description Revokes the whole grant, every access and refresh token issued from it (refreshed ones
+         *     included), as the member's Disconnect button does. When the application registered a
+         *     `backchannelLogoutUri`, a back-channel logout notice for the member is queued and delivered
+         *     in the background. A grant that is not a live grant of this member at this site (another
+         *     member's, already revoked, unknown) is a 404 and nothing changes. Works whether or not the
+         *     MCP connections beta is on. No request body.
+         */
+        delete: operations["revokeMemberConnectedApp"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/enrollments": {
@@ -2267,6 +2358,54 @@ export interface components {
         /** @description One page of OAuth applications. */
         OAuthApplicationList: {
             data: components["schemas"]["OAuthApplication"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @default -approvedAt
+         * @enum {string}
+         */
+        ConnectedAppSort: "approvedAt" | "-approvedAt";
+        /**
+         * @description Where the application came from, as the member's page says it:
+         *     * `vendor_platform`: a platform the school allows, registered through `/api/oauth/register`;
+         *     * `metadata_document`: identified by its own Client ID Metadata Document URL;
+         *     * `created_by_school`: created by an operator in Developers > OAuth applications;
+         *     * `service`: a service client of the school.
+         * @enum {string}
+         */
+        ConnectedAppSource: "vendor_platform" | "metadata_document" | "created_by_school" | "service";
+        /**
+         * @description A live grant: one authorization a member approved for an application, with every token
+         *     refreshed from it. Live while one of its tokens still works.
+         */
+        ConnectedApp: {
+            /** @description The grant's id, for `revokeMemberConnectedApp`. */
+            readonly grantId: string;
+            /** @description The member who approved it (`Member.id`). */
+            readonly userId: number;
+            application: {
+                clientId: string;
+                name: string;
+                kind: components["schemas"]["OAuthApplicationKind"];
+                source: components["schemas"]["ConnectedAppSource"];
+            };
+            /** @description The scopes the grant's newest token holds (a refresh may have narrowed them). */
+            scopes: components["schemas"]["Scope"][];
+            /**
+             * Format: date-time
+             * @description When the member approved the application (the grant's first token).
+             */
+            approvedAt: string;
+            /**
+             * @description When the application last presented a token of this grant to an API or refreshed it, kept
+             *     to the hour; `null` when it has not used it yet.
+             */
+            lastUsedAt: string | null;
+        };
+        /** @description One page of connected apps (live grants). */
+        ConnectedAppList: {
+            data: components["schemas"]["ConnectedApp"][];
             /** @description Cursor of the next page, or `null` on the last page. */
             nextCursor: string | null;
         };
@@ -4764,6 +4903,10 @@ export interface components {
         LecturerSearch: string;
         /** @description The member's account id (`Member.id`). */
         MemberUserId: number;
+        /** @description A grant's id (`ConnectedApp.grantId`). */
+        GrantId: string;
+        /** @description Sort order; a leading `-` sorts descending. Ties are broken by the grant's first token, in the same direction. */
+        ConnectedAppSortParam: components["schemas"]["ConnectedAppSort"];
         /** @description Sort order; a leading `-` sorts descending. Ties are broken by account id, in the same direction. */
         MemberSortParam: components["schemas"]["MemberSort"];
         /** @description Only members holding this role at the site. */
@@ -5315,6 +5458,41 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OAuthApplicationConflict"];
+        };
+    };
+    listOAuthApplicationGrants: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. Ties are broken by the grant's first token, in the same direction. */
+                sort?: components["parameters"]["ConnectedAppSortParam"];
+            };
+            header?: never;
+            path: {
+                /** @description The application's `clientId`, percent-encoded as a path segment (a Client ID Metadata Document URL becomes `https%3A%2F%2F...`). */
+                clientId: components["parameters"]["ClientId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the application's live grants. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectedAppList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["McpConnectionsDisabled"];
         };
     };
     listCourses: {
@@ -6210,6 +6388,67 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             428: components["responses"]["PreconditionRequired"];
+        };
+    };
+    listMemberConnectedApps: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Sort order; a leading `-` sorts descending. Ties are broken by the grant's first token, in the same direction. */
+                sort?: components["parameters"]["ConnectedAppSortParam"];
+            };
+            header?: never;
+            path: {
+                /** @description The member's account id (`Member.id`). */
+                userId: components["parameters"]["MemberUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the member's connected apps. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectedAppList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    revokeMemberConnectedApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The member's account id (`Member.id`). */
+                userId: components["parameters"]["MemberUserId"];
+                /** @description A grant's id (`ConnectedApp.grantId`). */
+                grantId: components["parameters"]["GrantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The grant was revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     listEnrollments: {

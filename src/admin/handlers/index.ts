@@ -6,6 +6,9 @@ import { deleteOAuthApplication } from './oauth-applications/delete-oauth-applic
 import { getOAuthApplication } from './oauth-applications/get-oauth-application.js';
 import { listOAuthApplications } from './oauth-applications/list-oauth-applications.js';
 import { reviewOAuthApplication } from './oauth-applications/review-oauth-application.js';
+import { listMemberConnectedApps } from './connected-apps/list-member-connected-apps.js';
+import { listOAuthApplicationGrants } from './connected-apps/list-oauth-application-grants.js';
+import { revokeMemberConnectedApp } from './connected-apps/revoke-member-connected-app.js';
 import { rotateOAuthApplicationSecret } from './oauth-applications/rotate-oauth-application-secret.js';
 import { revokeOAuthApplicationTokens } from './oauth-applications/revoke-oauth-application-tokens.js';
 import { updateOAuthApplication } from './oauth-applications/update-oauth-application.js';
@@ -146,6 +149,9 @@ export const ADMIN_HANDLERS: AdminHandlers = {
   rotateOAuthApplicationSecret,
   revokeOAuthApplicationTokens,
   reviewOAuthApplication,
+  listOAuthApplicationGrants,
+  listMemberConnectedApps,
+  revokeMemberConnectedApp,
 
   // ---- handlers: area courses ----
   listCourses,
