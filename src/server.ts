@@ -8,6 +8,7 @@ import { openDatabase, type Database } from './db/connection.js';
 import { MigrationLockTimeout, migrateToLatest } from './db/migrate.js';
 import { seedDemoSchoolIfEmpty } from './demo/demo-school.js';
 import { startPruneJob } from './housekeeping/interval-job.js';
+import { startLogoutDeliveryJob } from './oauth/logout/delivery-job.js';
 import { createLogger, type Logger } from './shared/logger.js';
 
 export interface RunningServer {
@@ -121,6 +122,8 @@ export async function startServer(config: Config, options: { logger?: Logger; db
   services.lifecycle.state = 'ready';
   // Housekeeping off the request path (docs/housekeeping.md); SCHOOLGATE_PRUNE_INTERVAL_SECONDS=0 leaves it to the CLI.
   const pruneJob = config.prune.intervalSeconds > 0 ? startPruneJob(db, logger, config.prune) : undefined;
+  // Back-channel logout notices leave through the outbox (docs/logout.md), never on a member's request.
+  const deliveryJob = config.logoutDeliveryIntervalSeconds > 0 ? startLogoutDeliveryJob(db, logger, { intervalSeconds: config.logoutDeliveryIntervalSeconds, metrics: services.metrics }) : undefined;
   let stopping: Promise<void> | undefined;
 
   return {
@@ -134,7 +137,7 @@ export async function startServer(config: Config, options: { logger?: Logger; db
         // Readiness answers 503 from now on (on connections still open), so a load balancer stops sending traffic.
         services.lifecycle.state = 'draining';
         metricsServer?.close();
-        const jobStopped = pruneJob?.stop();
+        const jobStopped = Promise.all([pruneJob?.stop(), deliveryJob?.stop()]);
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const force = setTimeout(() => server.closeAllConnections(), graceMs);

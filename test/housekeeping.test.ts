@@ -125,6 +125,7 @@ describeEachDatabase('housekeeping: prune (issue 11, item 4)', (scratch) => {
       deprecation_usage: 1,
       metadata_document_clients: 2,
       used_jtis: 0,
+      logout_deliveries: 0,
     });
     expect(report).to.include({ total: 13, retentionDays: 7, batchSize: 1000, dryRun: false });
     // The dry run saw everything except what depends on an earlier deletion (the old pair's client).

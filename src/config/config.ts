@@ -35,6 +35,8 @@ export interface Config {
   keyEncryption: KeyEncryptionConfig;
   /** Answer the common /mcp tool calls and resource reads directly (docs/mcp.md); false: every request through the SDK. */
   mcpDirectAnswers: boolean;
+  /** Seconds between runs of the back-channel logout delivery (docs/logout.md); 0 = no delivery in this process. */
+  logoutDeliveryIntervalSeconds: number;
 }
 
 export interface AnonymousLimitsConfig {
@@ -168,5 +170,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     keyEncryption: parseKeyEncryption(env, database),
     mcpDirectAnswers: parseBoolean(env.SCHOOLGATE_MCP_DIRECT_ANSWERS, 'SCHOOLGATE_MCP_DIRECT_ANSWERS', true),
+    logoutDeliveryIntervalSeconds: parseCount(env.SCHOOLGATE_LOGOUT_DELIVERY_INTERVAL_SECONDS, 'SCHOOLGATE_LOGOUT_DELIVERY_INTERVAL_SECONDS', 5),
   };
 }

@@ -5,7 +5,7 @@ import type { PruneRule } from './batches.js';
 /** Short-lived records are kept a day past their expiry, so a late visitor is told "expired" rather than "unknown". */
 export const EXPIRED_GRACE_MS = 24 * 60 * 60 * 1000;
 
-export const PRUNE_TARGETS = ['rate_limit_counters', 'authorization_requests', 'sign_in_sessions', 'token_pairs', 'authorization_codes', 'deprecation_usage', 'metadata_document_clients', 'used_jtis'] as const;
+export const PRUNE_TARGETS = ['rate_limit_counters', 'authorization_requests', 'sign_in_sessions', 'token_pairs', 'authorization_codes', 'deprecation_usage', 'metadata_document_clients', 'used_jtis', 'logout_deliveries'] as const;
 export type PruneTarget = (typeof PRUNE_TARGETS)[number];
 
 export interface PruneCutoffs {
@@ -84,5 +84,9 @@ export function pruneRules(cutoffs: PruneCutoffs): Array<PruneRule & { target: P
     // A used jti blocks replays only while its assertion or proof could still be accepted; past expires_at the
     // expiry refuses it anyway. The key is (purpose, jti_hash): a DELETE names hashes and rechecks the expiry.
     { target: 'used_jtis', table: 'used_jtis', key: 'jti_hash', mode: 'drain', recheck: true, where: (q) => q.where('expires_at', '<=', now) },
+    // Back-channel logout notices: kept for the retention once delivered or abandoned, for operators to see what was
+    // sent; a pending notice is never pruned (it is abandoned after its last retry, a few hours at most).
+    { target: 'logout_deliveries', table: 'logout_deliveries', key: 'id', mode: 'drain', where: (q) => q.where('delivered_at', '<=', retention) },
+    { target: 'logout_deliveries', table: 'logout_deliveries', key: 'id', mode: 'drain', where: (q) => q.where('abandoned_at', '<=', retention) },
   ];
 }

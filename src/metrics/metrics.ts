@@ -59,6 +59,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly logoutDeliveries = new Counter({
+    name: 'schoolgate_logout_deliveries_total',
+    help: 'Back-channel logout notice attempts by outcome (delivered, retry, abandoned).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   constructor(db: Database, options: { processMetrics?: boolean } = {}) {
     const pool = () => (db.client as { pool?: PoolView }).pool;
     const poolGauge = (name: string, help: string, read: (view: PoolView) => number) =>

@@ -5,6 +5,8 @@ export const OAUTH_PATHS = {
   openidConfiguration: '/.well-known/openid-configuration',
   jwks: '/.well-known/jwks.json',
   authorize: '/oauth/authorize',
+  /** OIDC RP-Initiated Logout 1.0 2: browser-facing, like the authorization endpoint. */
+  endSession: '/oauth/logout',
   token: '/api/oauth/token',
   userinfo: '/api/oauth/userinfo',
   revoke: '/api/oauth/revoke',

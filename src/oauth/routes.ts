@@ -3,6 +3,7 @@ import type { SiteState } from '../http/state.js';
 import type { Services } from '../services.js';
 import { authorizeRoutes } from './authorize/routes.js';
 import { discoveryRoutes } from './discovery/routes.js';
+import { logoutRoutes } from './logout/routes.js';
 import { registrationRoutes } from './registration/routes.js';
 import { tokenRoutes } from './token/routes.js';
 
@@ -14,7 +15,7 @@ import { tokenRoutes } from './token/routes.js';
  */
 export function oauthRoutes(services: Services): { pages: Router<SiteState>; api: Router<SiteState> } {
   const pages = new Router<SiteState>();
-  for (const part of [discoveryRoutes(services), authorizeRoutes(services)]) pages.use(part.routes());
+  for (const part of [discoveryRoutes(services), authorizeRoutes(services), logoutRoutes(services)]) pages.use(part.routes());
   const api = new Router<SiteState>();
   for (const part of [tokenRoutes(services), registrationRoutes(services)]) api.use(part.routes());
   return { pages, api };

@@ -22,12 +22,14 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   useTestKeyEncryptionKey();
   return {
     // No prune job unless a test asks for one (test/housekeeping.test.ts): it would delete rows other tests set up.
+    // No logout delivery job either: test/logout.test.ts drives the outbox itself.
     // Every test comes from 127.0.0.1, so the per-address limits on anonymous traffic are lifted except where a test
     // measures them (test/anonymous-limits.test.ts).
     ...loadConfig({
       LOG_LEVEL: process.env.SCHOOLGATE_TEST_LOGS ? 'debug' : 'silent',
       SCHOOLGATE_DEMO: 'false',
       SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0',
+      SCHOOLGATE_LOGOUT_DELIVERY_INTERVAL_SECONDS: '0',
       SCHOOLGATE_AUTHORIZE_LIMIT_PER_MINUTE: '1000000',
       SCHOOLGATE_FAILURE_LIMIT_PER_10_MINUTES: '1000000',
       SCHOOLGATE_KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY,

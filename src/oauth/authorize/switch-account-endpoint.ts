@@ -1,16 +1,19 @@
 import type { Middleware } from 'koa';
-import { endSession } from '../../accounts/sessions.js';
 import type { SiteState } from '../../http/state.js';
 import type { Services } from '../../services.js';
+import { signOutSession } from '../logout/sign-out.js';
 import { startBrowserSession } from './browser-session.js';
 import { pageEndpoint } from './endpoint.js';
 import { need, type AuthorizeFlow } from './flow.js';
 import { step } from './pipeline.js';
 import { checkCsrfToken, loadBrowserSession, loadPendingAuthorization, readPageForm, reloadClient, showSignInPage } from './shared-steps.js';
 
-/** Ends the current session (its cookie stops working) and starts an anonymous one for the sign-in form. */
+/**
+ * Ends the current session (its cookie stops working; the applications it approved get their back-channel logout
+ * notice) and starts an anonymous one for the sign-in form.
+ */
 const signOut = step<AuthorizeFlow>('sign out', async (flow) => {
-  await endSession(flow.db, need(flow, 'session').id);
+  await signOutSession(flow.db, need(flow, 'session'));
   await startBrowserSession(flow);
 });
 

@@ -60,6 +60,10 @@ export function authorizationServerMetadata(site: Site, variant: Variant): Autho
     id_token_signing_alg_values_supported: ID_TOKEN_SIGNING_ALGS,
     subject_types_supported: SUBJECT_TYPES,
     claims_supported: claimsSupported(variant),
+    // OIDC RP-Initiated Logout 1.0 2.1 and Back-Channel Logout 1.0 2.1 (logout tokens carry sid as well as sub).
+    end_session_endpoint: siteUrl(origin, OAUTH_PATHS.endSession),
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
     service_documentation: siteUrl(origin, '/auth.md'),
   };
 }

@@ -38,6 +38,8 @@ export function claimsSupported(variant: Variant): string[] {
     'iat',
     'auth_time',
     'nonce',
+    // OIDC Back-Channel Logout 1.0 2.1: the sign-in session the id_token was issued in.
+    'sid',
     'sub',
     'email',
     'name',

@@ -3,7 +3,7 @@ import { layout } from '../../../pages/layout.js';
 import type { Site } from '../../../sites/sites.js';
 
 /** Which page a response is; test drivers and the browser test find it on `<main data-page>`. */
-export type PageName = 'sign-in' | 'consent' | 'error';
+export type PageName = 'sign-in' | 'consent' | 'error' | 'sign-out' | 'signed-out';
 
 /** The look of the server-rendered pages (the authorize pages and the admin area). */
 export const PAGE_STYLE = html`<style>

@@ -1,0 +1,53 @@
+import type { Database } from '../../db/connection.js';
+import type { Metrics } from '../../metrics/metrics.js';
+import type { Logger } from '../../shared/logger.js';
+import { deliverDueLogouts } from './deliver.js';
+
+export interface DeliveryJob {
+  /** No further runs; resolves once a run under way has finished. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The back-channel logout outbox's delivery loop (docs/logout.md): every `intervalSeconds`, off the request path. Every
+ * instance runs it; each notice is claimed by one of them (deliver.ts), so a fleet delivers each attempt once and a
+ * crashed instance's claims simply come due again. Failures are logged, never thrown; the timer never keeps the
+ * process alive.
+ */
+export function startLogoutDeliveryJob(db: Database, logger: Logger, options: { intervalSeconds: number; metrics?: Metrics }): DeliveryJob {
+  const intervalMs = options.intervalSeconds * 1000;
+  if (!(intervalMs > 0)) throw new RangeError('the logout delivery job needs an interval of at least one second');
+  const log = logger.child({ job: 'logout-delivery' });
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+
+  const runOnce = async (): Promise<void> => {
+    try {
+      const outcomes = await deliverDueLogouts(db, { metrics: options.metrics });
+      if (outcomes.size > 0) log.info({ outcomes: Object.fromEntries(outcomes) }, 'back-channel logout notices attempted');
+    } catch (error) {
+      log.error({ err: error }, 'back-channel logout delivery failed; trying again at the next interval');
+    }
+  };
+
+  const schedule = (delayMs: number): void => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = runOnce().finally(() => {
+        running = undefined;
+        schedule(intervalMs);
+      });
+    }, delayMs);
+    timer.unref();
+  };
+  schedule(Math.random() * intervalMs);
+
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
