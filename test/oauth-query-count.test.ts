@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type * as oauth from 'oauth4webapi';
+import * as oauth from 'oauth4webapi';
 import type { User } from '../src/accounts/users.js';
 import { describeEachDatabase } from './support/databases.js';
 import { signInWithPassword } from '../src/accounts/sign-in.js';
@@ -60,6 +60,23 @@ describeEachDatabase('OAuth hot paths: SQL statements per request (issue 12)', (
     const again = await counted(refresh);
     expect(again.result.status).to.equal(200);
     expect(again.statements, again.statements.join('\n')).to.have.length(6);
+  });
+
+  it('refresh grant of a confidential client: the same six statements with client_secret_basic as with client_secret_post', async () => {
+    for (const method of ['client_secret_post', 'client_secret_basic'] as const) {
+      const confidential = await makeClient(db(), server.siteA, { audience: 'member', confidential: true, scopes: ['openid', 'profile', 'account:read'] });
+      await db()('oauth_clients').where({ id: confidential.client.ref }).update({ token_endpoint_auth_method: method });
+      const secret = confidential.secret ?? '';
+      const grant = await issueCode(db(), server.siteA, confidential, member, 'openid profile account:read');
+      const original = (await (await exchangeCode(as, { ...confidential, auth: method === 'client_secret_basic' ? oauth.ClientSecretBasic(secret) : oauth.ClientSecretPost(secret) }, grant)).json()) as { refresh_token: string };
+      const basic = { authorization: `Basic ${Buffer.from(`${encodeURIComponent(confidential.client.clientId)}:${encodeURIComponent(secret)}`).toString('base64')}` };
+      const fields = { grant_type: 'refresh_token', refresh_token: original.refresh_token, ...(method === 'client_secret_post' ? { client_id: confidential.client.clientId, client_secret: secret } : {}) };
+      const refresh = () => postForm(as.token_endpoint ?? '', fields, method === 'client_secret_basic' ? basic : {});
+      expect((await refresh()).status).to.equal(200);
+      const again = await counted(refresh);
+      expect(again.result.status, method).to.equal(200);
+      expect(again.statements, `${method}\n${again.statements.join('\n')}`).to.have.length(6);
+    }
   });
 
   it('sign-in: the account, its name at the site and both of its password hashes (the site’s and its own) in one statement', async () => {

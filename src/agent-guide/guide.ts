@@ -90,6 +90,7 @@ export function renderAgentGuide(inputs: GuideInputs): string {
   const resource = text(pr, 'resource') ?? origin;
   const scopes = list(as, 'scopes_supported');
   const authMethods = list(as, 'token_endpoint_auth_methods_supported');
+  const assertionAlgs = list(as, 'token_endpoint_auth_signing_alg_values_supported');
   const challengeMethods = list(as, 'code_challenge_methods_supported');
   const grantTypes = list(as, 'grant_types_supported');
   const idTokenAlgs = list(as, 'id_token_signing_alg_values_supported');
@@ -152,10 +153,11 @@ export function renderAgentGuide(inputs: GuideInputs): string {
       ],
     ),
     '',
-    `Client authentication at the token endpoint (\`token_endpoint_auth_methods_supported\`: ${code(authMethods)}):`,
+    `Client authentication at the token, revocation and introspection endpoints (\`token_endpoint_auth_methods_supported\`: ${code(authMethods)}). A client uses exactly the one method it is registered with; two methods in one request are refused:`,
     '',
     '- **Public client**: `none`. No secret; PKCE proves possession. Use this for agents that cannot keep a secret.',
-    '- **Confidential client**: `client_secret_post`: `client_id` and `client_secret` as form fields. Presenting `none` for a confidential client is refused.',
+    '- **Confidential client with a secret**: `client_secret_basic` (`Authorization: Basic base64(client_id:client_secret)`, each part form-urlencoded first) or `client_secret_post` (`client_id` and `client_secret` as form fields), whichever it is registered for. Presenting `none` for a confidential client is refused.',
+    `- **Confidential client with keys**: \`private_key_jwt\`: \`client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer\` and a \`client_assertion\` signed with a registered key (${code(assertionAlgs)}): \`iss\` = \`sub\` = your \`client_id\`, \`aud\` = \`${origin}\` (or the endpoint URL), \`exp\` at most 5 minutes ahead, a new \`jti\` for every request.`,
     '',
     `PKCE: \`code_challenge_methods_supported\` is ${code(challengeMethods)}; \`plain\` is refused. Grant types: ${code(grantTypes)}.`,
     '',
@@ -220,12 +222,12 @@ export function renderAgentGuide(inputs: GuideInputs): string {
       ['Error', 'Where', 'What to do'],
       [
         ['`invalid_request`', 'any OAuth endpoint', 'Fix the request (missing or repeated parameter, wrong encoding); the description names the problem.'],
-        ['`invalid_client`', 'token, revocation', 'Wrong client authentication: a confidential client must send its `client_secret` (`client_secret_post`); a public client must not send one.'],
+        ['`invalid_client`', 'token, revocation, introspection', 'Wrong client authentication: use the one method the client is registered for (the description names it), and only that one; a public client sends no secret or assertion; a client assertion needs a fresh `jti` and `exp` within 5 minutes.'],
         ['`invalid_grant`', 'token', 'The code or refresh token is expired, used, revoked or not yours: run the authorization-code flow again. (Two refreshes of one token at once: the loser may retry with the same refresh token.)'],
         ['`invalid_scope`', 'authorize', 'Ask only for scopes the client holds; an operator client asking for `account:read` or `account:write` always gets this.'],
         ['`invalid_target`', 'authorize, token', `Send \`resource=${resource}\` exactly, at both endpoints.`],
         ['`invalid_client_metadata`', 'registration', 'The `client_name` is not a known vendor platform. No body change helps: ask the operator for a client, or use a Client ID Metadata Document.'],
-        ['`unauthorized_client`', 'revocation (403)', 'A confidential client revoked without its `client_secret`: send it.'],
+        ['`unauthorized_client`', 'revocation (403)', 'A confidential client revoked without authenticating: send its credentials as at the token endpoint.'],
         ['`access_denied`', 'authorize redirect', 'The person declined, or their account may not authorize this client (no role at the school; operator clients need an owner, operator or staff role).'],
         [
           '`invalid_token` (401)',
