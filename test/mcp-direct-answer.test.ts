@@ -93,7 +93,8 @@ for (const variant of ['A', 'B'] as const) {
     /** What the direct path answers in process for the request (null: it hands the request to the SDK). */
     async function answeredInProcess(sent: Sent, id: number): Promise<string | null> {
       const services = createServices(testConfig({ variant }), scratch().db, createLogger('silent'));
-      const caller = await authenticateMcpCaller(services, site, sent.token === undefined ? undefined : `Bearer ${sent.token}`);
+      const authorization = sent.token === undefined ? undefined : `Bearer ${sent.token}`;
+      const caller = await authenticateMcpCaller(services, site, { authorization, method: 'POST', url: `${site.origin}/mcp`, proof: undefined, proofCount: 0, nonceRequired: false, sendNonce: () => undefined });
       const headers = Object.fromEntries(Object.entries(headersOf(sent)).map(([name, value]) => [name.toLowerCase(), value]));
       return answerDirectly(bodyOf(sent, id), headers, answersWithJson(headers.accept), new McpCatalog(variant), { services, site, log: services.logger, caller, now: new Date() });
     }

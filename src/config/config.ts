@@ -37,6 +37,8 @@ export interface Config {
   mcpDirectAnswers: boolean;
   /** Seconds between runs of the back-channel logout delivery (docs/logout.md); 0 = no delivery in this process. */
   logoutDeliveryIntervalSeconds: number;
+  /** Require a server-issued nonce in every DPoP proof (RFC 9449 8, 9; docs/oauth.md, DPoP); false: accepted when sent. */
+  dpopNonceRequired: boolean;
 }
 
 export interface AnonymousLimitsConfig {
@@ -171,5 +173,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyEncryption: parseKeyEncryption(env, database),
     mcpDirectAnswers: parseBoolean(env.SCHOOLGATE_MCP_DIRECT_ANSWERS, 'SCHOOLGATE_MCP_DIRECT_ANSWERS', true),
     logoutDeliveryIntervalSeconds: parseCount(env.SCHOOLGATE_LOGOUT_DELIVERY_INTERVAL_SECONDS, 'SCHOOLGATE_LOGOUT_DELIVERY_INTERVAL_SECONDS', 5),
+    dpopNonceRequired: parseBoolean(env.SCHOOLGATE_DPOP_NONCE_REQUIRED, 'SCHOOLGATE_DPOP_NONCE_REQUIRED', false),
   };
 }

@@ -2,8 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Middleware, ParameterizedContext } from 'koa';
 import { createHandler, type OperationArgs, type Response as HttpResponse } from 'graphql-http';
 import { GraphQLError, Kind, parse, specifiedRules, validate, type DocumentNode, type ExecutionResult } from 'graphql';
-import { bearerChallenge, InsufficientScopeError, InvalidTokenError } from '../oauth/errors.js';
-import { requireAccessToken, requireSchoolBinding, type VerifiedToken } from '../oauth/bearer.js';
+import { bearerChallenge, DpopProofChallengeError, InsufficientScopeError, InvalidTokenError } from '../oauth/errors.js';
+import { requireAccessToken, requireSchoolBinding, resourceRequestOf, type ResourceRequest, type VerifiedToken } from '../oauth/bearer.js';
 import type { SiteState } from '../http/state.js';
 import type { Services } from '../services.js';
 import { AppError, NotFoundError, ValidationError } from '../shared/errors.js';
@@ -37,8 +37,8 @@ interface RequestContext {
  * bound to this origin, with a resource owner. Variant A also needs the token's school_id to be this site, and one of
  * the two account scopes; variant B checks scopes per requested field before executing.
  */
-async function authenticate(services: Services, site: Site, authorization: string | undefined): Promise<VerifiedToken> {
-  const verified = await requireAccessToken(services.db, site, authorization);
+async function authenticate(services: Services, site: Site, request: ResourceRequest): Promise<VerifiedToken> {
+  const verified = await requireAccessToken(services.db, site, request);
   if (verified.userId === null) throw new InvalidTokenError(site.origin, 'the access token is not bound to a member');
   if (services.config.variant === 'A') {
     requireSchoolBinding(site, verified);
@@ -191,9 +191,9 @@ export function memberGraphqlEndpoint(services: Services): Middleware<SiteState>
     const { site } = ctx.state;
     let verified: VerifiedToken;
     try {
-      verified = await authenticate(services, site, ctx.get('authorization') || undefined);
+      verified = await authenticate(services, site, resourceRequestOf(ctx, services.config));
     } catch (error) {
-      if (error instanceof InvalidTokenError || error instanceof InsufficientScopeError) return renderAuthFailure(ctx, error);
+      if (error instanceof InvalidTokenError || error instanceof DpopProofChallengeError || error instanceof InsufficientScopeError) return renderAuthFailure(ctx, error);
       throw error;
     }
     let body: string | null = null;

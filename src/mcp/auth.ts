@@ -1,5 +1,5 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { bearerTokenOf, requireSchoolBinding, verifyAccessToken } from '../oauth/bearer.js';
+import { accessCredentialsOf, requireSchoolBinding, verifyAccessToken, type ResourceRequest } from '../oauth/bearer.js';
 import { InvalidTokenError } from '../oauth/errors.js';
 import type { Services } from '../services.js';
 import type { Site } from '../sites/sites.js';
@@ -23,10 +23,11 @@ import { ANONYMOUS, type McpCaller } from './session.js';
  * - Operator tokens are accepted (they are valid tokens of this origin bound to a user) but hold no account scope, so
  *   they get the public tools only; a user-bound tool called with one answers insufficient_scope.
  */
-export async function authenticateMcpCaller(services: Services, site: Site, authorization: string | undefined): Promise<McpCaller> {
-  const token = bearerTokenOf(site, authorization);
-  if (token === null) return ANONYMOUS;
-  const verified = await verifyAccessToken(services.db, site, token);
+export async function authenticateMcpCaller(services: Services, site: Site, request: ResourceRequest): Promise<McpCaller> {
+  const credentials = accessCredentialsOf(site, request.authorization);
+  if (credentials === null) return ANONYMOUS;
+  const { token } = credentials;
+  const verified = await verifyAccessToken(services.db, site, credentials, request);
   const { variant } = services.config;
   if (verified.userId === null && variant === 'A') {
     throw new InvalidTokenError(site.origin, 'the access token is not bound to a user (it has no resource owner); /mcp needs a token issued to a signed-in member, or no token for the public tools');

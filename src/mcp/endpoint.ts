@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { Middleware, ParameterizedContext } from 'koa';
 import type { SiteState } from '../http/state.js';
+import { resourceRequestOf } from '../oauth/bearer.js';
 import { InsufficientScopeError, missingTokenChallenge } from '../oauth/errors.js';
 import type { Services } from '../services.js';
 import type { Site } from '../sites/sites.js';
@@ -129,7 +130,7 @@ export function mcpEndpoint(services: Services): Middleware<SiteState> {
   const serving = new McpServing(catalog, services.logger);
   return async (ctx) => {
     const { site } = ctx.state;
-    const caller = await authenticateMcpCaller(services, site, ctx.get('authorization') || undefined);
+    const caller = await authenticateMcpCaller(services, site, resourceRequestOf(ctx, services.config));
     if (ctx.method !== 'POST') {
       return jsonRpcError(ctx, 405, -32000, `Method not allowed: ${MCP_PATH} is a stateless MCP endpoint; send JSON-RPC messages with POST`, null, { Allow: 'POST' });
     }

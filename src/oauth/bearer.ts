@@ -1,8 +1,12 @@
 import type { Role } from '../accounts/roles.js';
 import type { User } from '../accounts/users.js';
 import type { Scope } from '../clients/scopes.js';
+import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
+import type { SiteContext } from '../http/state.js';
 import type { Site } from '../sites/sites.js';
+import { requireProofOfPossession, verifyResourceProof } from './dpop/resource-proof.js';
+import { dpopRequestOf, type DpopRequest } from './dpop/request.js';
 import { InsufficientScopeError, InvalidTokenError } from './errors.js';
 import { recordFirstUse } from './tokens/rotation.js';
 import type { AccessTokenPair } from './tokens/store.js';
@@ -20,40 +24,64 @@ export interface VerifiedToken {
   roles: Role[];
 }
 
-const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
+/** RFC 6750 2.1 and RFC 9449 7.1: `Bearer <token>` or `DPoP <token>`, the scheme case-insensitive. */
+const AUTHORIZATION = /^(Bearer|DPoP) ([A-Za-z0-9\-._~+/]+=*)$/i;
 
-/** The token of an `Authorization: Bearer` header (RFC 6750 2.1), or null when the header is absent. */
-export function bearerTokenOf(site: Site, authorization: string | undefined): string | null {
+/** What a protected resource reads of a request: the Authorization header and what DPoP checks (RFC 9449 7). */
+export interface ResourceRequest extends DpopRequest {
+  authorization: string | undefined;
+}
+
+/** The access token of a request and the scheme it came with. */
+export interface AccessCredentials {
+  scheme: 'Bearer' | 'DPoP';
+  token: string;
+}
+
+/** The one reading of a resource request, shared by userinfo, the member GraphQL API, /mcp and the admin API. */
+export function resourceRequestOf(ctx: SiteContext, config: Pick<Config, 'dpopNonceRequired'>): ResourceRequest {
+  return { ...dpopRequestOf(ctx.state.site, ctx, config.dpopNonceRequired), authorization: ctx.get('authorization') || undefined };
+}
+
+/** The token and scheme of the Authorization header, or null when the header is absent. */
+export function accessCredentialsOf(site: Site, authorization: string | undefined): AccessCredentials | null {
   if (authorization === undefined || authorization === '') return null;
-  const match = BEARER.exec(authorization.trim());
-  if (!match?.[1]) throw new InvalidTokenError(site.origin, 'the Authorization header is not "Bearer <access token>"');
-  return match[1];
+  const match = AUTHORIZATION.exec(authorization.trim());
+  if (!match?.[1] || !match[2]) throw new InvalidTokenError(site.origin, 'the Authorization header is not "Bearer <access token>" (or "DPoP <access token>" with a DPoP proof)');
+  return { scheme: match[1].toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer', token: match[2] };
 }
 
 /**
- * The one bearer-token verifier behind userinfo, the member GraphQL API, /mcp and the admin API: 401 invalid_token
- * for missing, malformed, unknown, expired, revoked and other-origin tokens. The first presentation of a refreshed
+ * The one access-token verifier behind userinfo, the member GraphQL API, /mcp and the admin API: 401 invalid_token
+ * for missing, malformed, unknown, expired, revoked and other-origin tokens; a DPoP-bound token needs the DPoP scheme
+ * and a proof of its key (RFC 9449 7), an unbound one the Bearer scheme. The first presentation of a refreshed
  * token revokes its predecessor (spec: Token pair). A database that cannot answer surfaces as a connection error,
  * which the error middleware turns into 503 without WWW-Authenticate.
  */
-export async function verifyAccessToken(db: Database, site: Site, token: string, now = new Date()): Promise<VerifiedToken> {
+export async function verifyAccessToken(db: Database, site: Site, credentials: AccessCredentials, request: DpopRequest, now = new Date()): Promise<VerifiedToken> {
+  const { scheme, token } = credentials;
+  // The proof's stateless checks first: a request refused for its proof reads and writes nothing.
+  const proof = scheme === 'DPoP' ? await verifyResourceProof(site, token, request, now) : null;
   const presented = await readAccessToken(db, token);
   // A pair whose client is gone is gone too (foreign key): unknown either way.
-  if (!presented) throw new InvalidTokenError(site.origin, 'the access token is not recognised');
+  if (!presented) throw new InvalidTokenError(site.origin, 'the access token is not recognised', scheme);
   const { pair, client, user, roles } = presented;
+  // RFC 9449 7.1: a DPoP-bound token is always challenged with the DPoP scheme.
+  const challenge = pair.dpopJkt === null ? scheme : 'DPoP';
   // RFC 8707: the token is bound to the origin it was issued for (Authentication 7).
-  if (pair.siteId !== site.id || pair.resource !== site.origin) throw new InvalidTokenError(site.origin, `the access token was issued for a different origin, not ${site.origin}`);
-  if (pair.revokedAt !== null) throw new InvalidTokenError(site.origin, 'the access token has been revoked');
-  if (pair.accessExpiresAt.getTime() <= now.getTime()) throw new InvalidTokenError(site.origin, 'the access token has expired; use the refresh token');
-  if (!(await recordFirstUse(db, pair, now))) throw new InvalidTokenError(site.origin, 'the access token has been revoked');
+  if (pair.siteId !== site.id || pair.resource !== site.origin) throw new InvalidTokenError(site.origin, `the access token was issued for a different origin, not ${site.origin}`, challenge);
+  if (pair.revokedAt !== null) throw new InvalidTokenError(site.origin, 'the access token has been revoked', challenge);
+  if (pair.accessExpiresAt.getTime() <= now.getTime()) throw new InvalidTokenError(site.origin, 'the access token has expired; use the refresh token', challenge);
+  await requireProofOfPossession(db, site, pair, scheme, proof);
+  if (!(await recordFirstUse(db, pair, now))) throw new InvalidTokenError(site.origin, 'the access token has been revoked', challenge);
   return { pair, client, scopes: pair.scopes, userId: pair.userId, user, roles };
 }
 
-/** Verifies the request's bearer token; a request without one is refused (401 invalid_token). */
-export async function requireAccessToken(db: Database, site: Site, authorization: string | undefined): Promise<VerifiedToken> {
-  const token = bearerTokenOf(site, authorization);
-  if (token === null) throw new InvalidTokenError(site.origin, 'this endpoint needs an access token: Authorization: Bearer <token>');
-  return verifyAccessToken(db, site, token);
+/** Verifies the request's access token; a request without one is refused (401 invalid_token). */
+export async function requireAccessToken(db: Database, site: Site, request: ResourceRequest): Promise<VerifiedToken> {
+  const credentials = accessCredentialsOf(site, request.authorization);
+  if (credentials === null) throw new InvalidTokenError(site.origin, 'this endpoint needs an access token: Authorization: Bearer <token>, or DPoP <token> with a DPoP proof');
+  return verifyAccessToken(db, site, credentials, request);
 }
 
 /** 403 insufficient_scope unless the token holds at least one of `anyOf`. */

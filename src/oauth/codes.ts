@@ -17,6 +17,8 @@ export interface NewAuthorizationCode {
   authTime: Date;
   /** The sign-in session the consent was given in (its `sid`), carried into the grant's pairs and id_tokens. */
   sid?: string | null;
+  /** RFC 9449 10: the DPoP key thumbprint the authorization request named (`dpop_jkt`); the code is redeemed only with it. */
+  dpopJkt?: string | null;
 }
 
 export interface AuthorizationCodeRecord {
@@ -35,6 +37,7 @@ export interface AuthorizationCodeRecord {
   /** The grant every pair issued for this code belongs to; a replay of the code revokes it. */
   grantId: string;
   sid: string | null;
+  dpopJkt: string | null;
 }
 
 interface CodeRow {
@@ -53,6 +56,7 @@ interface CodeRow {
   consumed_at: unknown;
   grant_id: string;
   sid: string | null;
+  dpop_jkt: string | null;
 }
 
 /** Issues a single-use authorization code (256 bits, stored hashed) for a completed consent: one new grant. */
@@ -73,6 +77,7 @@ export async function issueAuthorizationCode(db: Database, input: NewAuthorizati
     nonce: input.nonce ?? null,
     auth_time: input.authTime,
     sid: input.sid ?? null,
+    dpop_jkt: input.dpopJkt ?? null,
     expires_at: new Date(now.getTime() + AUTHORIZATION_CODE_TTL_SECONDS * 1000),
     created_at: now,
   });
@@ -97,5 +102,6 @@ export async function findAuthorizationCode(db: Database, siteId: number, code: 
     consumedAt: row.consumed_at === null ? null : requireDate(row.consumed_at),
     grantId: row.grant_id,
     sid: row.sid ?? null,
+    dpopJkt: row.dpop_jkt ?? null,
   };
 }

@@ -1,4 +1,5 @@
 import { AppError } from '../shared/errors.js';
+import { DPOP_SIGNING_ALGS } from './dpop/algorithms.js';
 import { OAUTH_PATHS } from './endpoints.js';
 
 /** An RFC 6749 5.2 error: `{ error, error_description }` with `Cache-Control: no-store`. */
@@ -119,8 +120,8 @@ export function challengeParamValue(value: string): string {
     .replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/gu, '?');
 }
 
-function challengeOf(params: Record<string, string>): string {
-  return `Bearer ${Object.entries(params)
+function challengeOf(params: Record<string, string>, scheme: 'Bearer' | 'DPoP' = 'Bearer'): string {
+  return `${scheme} ${Object.entries(params)
     .map(([name, value]) => `${name}="${challengeParamValue(value)}"`)
     .join(', ')}`;
 }
@@ -135,10 +136,39 @@ export function missingTokenChallenge(origin: string, extra: Record<string, stri
   return challengeOf({ realm: origin, resource_metadata: `${origin}${OAUTH_PATHS.protectedResourceMetadata}`, ...extra });
 }
 
-/** 401 for a missing, malformed, unknown, expired, revoked or other-origin token (spec: Errors). */
+/** RFC 9449 7.1: the DPoP challenge, with the proof algorithms we accept (`algs`) and the resource metadata. */
+export function dpopChallenge(origin: string, error: string, description: string): string {
+  return challengeOf({ realm: origin, error, error_description: description, algs: DPOP_SIGNING_ALGS.join(' '), resource_metadata: `${origin}${OAUTH_PATHS.protectedResourceMetadata}` }, 'DPoP');
+}
+
+/**
+ * 401 for a missing, malformed, unknown, expired, revoked or other-origin token (spec: Errors); a token sent with the
+ * DPoP scheme, or a DPoP-bound token, is challenged with the DPoP scheme (RFC 9449 7.1).
+ */
 export class InvalidTokenError extends OAuthError {
-  constructor(origin: string, description: string) {
-    super(401, 'invalid_token', description, { 'WWW-Authenticate': bearerChallenge(origin, 'invalid_token', description) });
+  constructor(origin: string, description: string, scheme: 'Bearer' | 'DPoP' = 'Bearer') {
+    super(401, 'invalid_token', description, { 'WWW-Authenticate': scheme === 'DPoP' ? dpopChallenge(origin, 'invalid_token', description) : bearerChallenge(origin, 'invalid_token', description) });
+  }
+}
+
+/** RFC 9449 7.1, 9: 401 at a protected resource for a missing or invalid DPoP proof, or one without the current nonce. */
+export class DpopProofChallengeError extends OAuthError {
+  constructor(origin: string, errorCode: 'invalid_dpop_proof' | 'use_dpop_nonce', description: string, nonce?: string) {
+    super(401, errorCode, description, { 'WWW-Authenticate': dpopChallenge(origin, errorCode, description), ...(nonce === undefined ? {} : { 'DPoP-Nonce': nonce }) });
+  }
+}
+
+/** RFC 9449 5, 12.2: the token request's DPoP proof is missing where one is required, or not valid. */
+export class InvalidDpopProofError extends OAuthError {
+  constructor(description: string) {
+    super(400, 'invalid_dpop_proof', description);
+  }
+}
+
+/** RFC 9449 8: the token endpoint wants a proof carrying the nonce of the DPoP-Nonce header. */
+export class UseDpopNonceError extends OAuthError {
+  constructor(description: string, nonce: string) {
+    super(400, 'use_dpop_nonce', description, { 'DPoP-Nonce': nonce });
   }
 }
 

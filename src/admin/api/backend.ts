@@ -10,6 +10,7 @@ import { acceptedBody, readRequestBody, type RequestBodyState } from './body.js'
 import { deprecatedOperations, type DeprecatedOperation } from './deprecation-notice.js';
 import { requireFeature } from './features.js';
 import { AdminProblem, InvalidRequestProblem, PreconditionRequiredProblem, sendProblem } from './problems.js';
+import { resourceRequestOf } from '../../oauth/bearer.js';
 import { authenticateOperator, principalLogFields, type OperatorPrincipal } from './security.js';
 import type { AdminHandler, AdminRequest } from './types.js';
 import { validationFailure } from './validation-errors.js';
@@ -138,7 +139,7 @@ export function adminApi(services: Services): Middleware<SiteState> {
       oauth2: async (c: Context, call: AdminCall) => {
         const policy = requirePolicy(policies, c.operation.operationId);
         call.deprecated = deprecated.get(policy.operationId);
-        call.principal = await authenticateOperator(db, call.ctx.state.site, call.ctx.get('authorization') || undefined, policy.scope);
+        call.principal = await authenticateOperator(db, call.ctx.state.site, resourceRequestOf(call.ctx, services.config), policy.scope);
         // Every log line of the operation (its writes' included) names who made it: a person or a service client.
         call.ctx.state.log = call.ctx.state.log.child(principalLogFields(call.principal));
         return call.principal;

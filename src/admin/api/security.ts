@@ -2,7 +2,7 @@ import { OPERATOR_ROLES, rolesAt, type Role } from '../../accounts/roles.js';
 import type { Actor } from '../../clients/actors.js';
 import type { Scope } from '../../clients/scopes.js';
 import type { Database } from '../../db/connection.js';
-import { bearerTokenOf, verifyAccessToken, type VerifiedToken } from '../../oauth/bearer.js';
+import { accessCredentialsOf, verifyAccessToken, type ResourceRequest, type VerifiedToken } from '../../oauth/bearer.js';
 import { InsufficientScopeError, missingTokenChallenge } from '../../oauth/errors.js';
 import type { Site } from '../../sites/sites.js';
 import { AdminProblem } from './problems.js';
@@ -55,16 +55,16 @@ function missingTokenProblem(site: Site): AdminProblem {
 
 /**
  * The one check behind every admin operation, fed with the scope its `security` names in the contract:
- * 1. the shared bearer verifier (src/oauth/bearer.ts): 401 `invalid_token` for malformed, unknown, expired, revoked
- *    and other-origin tokens (a token of site A at site B is bound to A's origin);
+ * 1. the shared access-token verifier (src/oauth/bearer.ts): 401 `invalid_token` for malformed, unknown, expired, revoked
+ *    and other-origin tokens (a token of site A at site B is bound to A's origin), and the DPoP proof of a bound token;
  * 2. 403 `insufficient_scope` unless the token was issued to an operator-audience client (a member token never
  *    reaches the admin API), for a user who holds owner, operator or staff at this site, or to a service client of
  *    the site (no user; client_credentials), and holds `scope`.
  */
-export async function authenticateOperator(db: Database, site: Site, authorization: string | undefined, scope: Scope): Promise<OperatorPrincipal> {
-  const presented = bearerTokenOf(site, authorization);
+export async function authenticateOperator(db: Database, site: Site, request: ResourceRequest, scope: Scope): Promise<OperatorPrincipal> {
+  const presented = accessCredentialsOf(site, request.authorization);
   if (presented === null) throw missingTokenProblem(site);
-  const token = await verifyAccessToken(db, site, presented);
+  const token = await verifyAccessToken(db, site, presented, request);
   if (token.client.audience !== 'operator') {
     throw new InsufficientScopeError(site.origin, [scope], 'member tokens do not reach the admin API; use a token of an operator client');
   }

@@ -21,6 +21,8 @@ export interface AuthorizationParameters {
   state: string | null;
   nonce: string | null;
   loginHint: string | null;
+  /** RFC 9449 10: the DPoP key the code is to be bound to (absent in requests saved before it was read). */
+  dpopJkt?: string | null;
 }
 
 export interface PendingAuthorization {

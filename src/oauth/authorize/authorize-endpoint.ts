@@ -14,6 +14,7 @@ import { need, type AuthorizeFlow } from './flow.js';
 import { pageEndpoint } from './endpoint.js';
 import { step, type Step } from './pipeline.js';
 import {
+  checkDpopJkt,
   checkNonce,
   checkResource,
   checkResponseType,
@@ -29,11 +30,11 @@ import {
 import { showConsentPage, showSignInPage } from './shared-steps.js';
 
 function completeDraft(flow: AuthorizeFlow): AuthorizationParameters {
-  const { clientId, redirectUri, redirectUriGiven, scopes, resource, codeChallenge, state, nonce, loginHint } = flow.draft;
+  const { clientId, redirectUri, redirectUriGiven, scopes, resource, codeChallenge, state, nonce, loginHint, dpopJkt } = flow.draft;
   if (clientId === undefined || redirectUri === undefined || scopes === undefined || resource === undefined || codeChallenge === undefined) {
     throw new Error('authorize step order: the request is not fully validated');
   }
-  return { clientId, redirectUri, redirectUriGiven: redirectUriGiven ?? true, scopes, resource, codeChallenge, state: state ?? null, nonce: nonce ?? null, loginHint: loginHint ?? null };
+  return { clientId, redirectUri, redirectUriGiven: redirectUriGiven ?? true, scopes, resource, codeChallenge, state: state ?? null, nonce: nonce ?? null, loginHint: loginHint ?? null, dpopJkt: dpopJkt ?? null };
 }
 
 /** The browser's session at this site, if it has one (read only: a new one is started once the request is saved). */
@@ -107,6 +108,7 @@ export function authorizeSteps(limits: AnonymousLimitsConfig): Array<Step<Author
     checkResource,
     resolveScopes,
     checkNonce,
+    checkDpopJkt,
     readPromptAndHints,
     loadBrowserSession,
     limitAnonymousRequests(addressLimits(limits).authorize),

@@ -50,6 +50,7 @@ const issueCode = step<AuthorizeFlow>('issue the authorization code', async (flo
     resource: parameters.resource,
     codeChallenge: parameters.codeChallenge,
     nonce: parameters.nonce ?? undefined,
+    dpopJkt: parameters.dpopJkt ?? null,
     authTime: session.authenticatedAt,
     sid: session.sid,
   });

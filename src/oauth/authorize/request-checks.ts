@@ -11,6 +11,7 @@ import { step } from './pipeline.js';
 
 /** RFC 7636 4.1: 43 to 128 characters of [A-Z] / [a-z] / [0-9] / "-" / "." / "_" / "~". */
 const CODE_CHALLENGE = /^[A-Za-z0-9\-._~]{43,128}$/;
+const DPOP_JKT = /^[A-Za-z0-9_-]{43}$/;
 /** The authorization_codes.nonce column. */
 const MAX_NONCE_LENGTH = 255;
 
@@ -132,6 +133,13 @@ export const checkNonce = step<AuthorizeFlow>('check the nonce', (flow) => {
   const nonce = need(flow, 'query').get('nonce');
   if (nonce !== undefined && nonce.length > MAX_NONCE_LENGTH) throw new InvalidRequestError(`nonce must be at most ${MAX_NONCE_LENGTH} characters`);
   flow.draft.nonce = nonce ?? null;
+});
+
+/** RFC 9449 10: dpop_jkt is a base64url SHA-256 JWK thumbprint (RFC 7638): 43 characters. */
+export const checkDpopJkt = step<AuthorizeFlow>('check dpop_jkt', (flow) => {
+  const dpopJkt = need(flow, 'query').get('dpop_jkt');
+  if (dpopJkt !== undefined && !DPOP_JKT.test(dpopJkt)) throw new InvalidRequestError('dpop_jkt must be the base64url SHA-256 thumbprint (RFC 7638) of the DPoP public key: 43 characters of A-Z a-z 0-9 - _');
+  flow.draft.dpopJkt = dpopJkt ?? null;
 });
 
 /**

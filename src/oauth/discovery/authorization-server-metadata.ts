@@ -6,6 +6,7 @@ import {
   CLIENT_AUTH_METHODS,
   CLIENT_AUTH_SIGNING_ALGS,
   CODE_CHALLENGE_METHODS,
+  DPOP_SIGNING_ALGS,
   GRANT_TYPES,
   ID_TOKEN_SIGNING_ALGS,
   RESPONSE_MODES,
@@ -52,6 +53,8 @@ export function authorizationServerMetadata(site: Site, variant: Variant): Autho
     token_endpoint_auth_signing_alg_values_supported: CLIENT_AUTH_SIGNING_ALGS,
     revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     revocation_endpoint_auth_signing_alg_values_supported: CLIENT_AUTH_SIGNING_ALGS,
+    // RFC 9449 5.1: DPoP proofs are accepted at the token endpoint with these algorithms.
+    dpop_signing_alg_values_supported: DPOP_SIGNING_ALGS,
     // draft-ietf-oauth-client-id-metadata-document: an https client_id is fetched as the client's metadata.
     client_id_metadata_document_supported: true,
     // RFC 9207 3: the authorization response carries `iss`.

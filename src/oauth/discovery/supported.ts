@@ -23,6 +23,8 @@ export const CLIENT_AUTH_SIGNING_ALGS = CLIENT_ASSERTION_ALGORITHMS;
 export const ID_TOKEN_SIGNING_ALGS = [SIGNING_ALG] as const;
 /** OIDC Core 8: every member has one `sub`, the user id, at every client. */
 export const SUBJECT_TYPES = ['public'] as const;
+/** RFC 9449 5.1, RFC 9728 2: dpop_signing_alg_values_supported. */
+export { DPOP_SIGNING_ALGS } from '../dpop/algorithms.js';
 /** RFC 6750 2.1 only; no form-body or query-string tokens. */
 export const BEARER_METHODS = ['header'] as const;
 

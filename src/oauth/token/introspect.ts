@@ -30,7 +30,9 @@ export function introspectionEndpoint(services: Services): Middleware<SiteState>
       active: true,
       scope: pair.scopes.join(' '),
       client_id: client.clientId,
-      token_type: asAccess ? 'Bearer' : 'refresh_token',
+      // RFC 9449 6.2: a DPoP-bound access token reports its type and the key it is bound to.
+      token_type: asAccess ? (pair.dpopJkt === null ? 'Bearer' : 'DPoP') : 'refresh_token',
+      ...(asAccess && pair.dpopJkt !== null ? { cnf: { jkt: pair.dpopJkt } } : {}),
       ...(pair.userId === null ? {} : { sub: String(pair.userId) }),
       ...(expiresAt ? { exp: Math.floor(expiresAt.getTime() / 1000) } : {}),
       iat: Math.floor(pair.createdAt.getTime() / 1000),

@@ -5,6 +5,8 @@ import type { Services } from '../../services.js';
 import { authenticateClient } from '../client-authentication.js';
 import { AppError } from '../../shared/errors.js';
 import { UnsupportedGrantTypeError } from '../errors.js';
+import { dpopRequestOf } from '../dpop/request.js';
+import { acceptTokenRequestProof, readTokenRequestProof } from '../dpop/token-request.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import type { GrantHandler } from './grants/context.js';
 import { prefetchRefreshToken, refreshTokenGrant } from './grants/refresh-token.js';
@@ -39,10 +41,13 @@ export function tokenEndpoint(services: Services): Middleware<SiteState> {
     if (!grant) throw new UnsupportedGrantTypeError(`grant_type ${grantType} is not supported; use authorization_code or refresh_token`);
     const { site } = ctx.state;
     // The refresh grant reads its token with the client row in one statement; client authentication then uses that row.
+    // RFC 9449 5: a DPoP proof's stateless checks come before client authentication, its jti is spent after.
+    const proof = await readTokenRequestProof(site, dpopRequestOf(site, ctx, services.config.dpopNonceRequired));
     const presented = grant === refreshTokenGrant ? await prefetchRefreshToken(services.db, form) : undefined;
     const known = presented ? { client: presented.client, secretHash: presented.clientSecretHash } : undefined;
     const { client } = await authenticateClient(services.db, site, form, ctx.get('authorization') || undefined, 'token', known);
-    const body = await grant({ services, site, client, form, presented });
+    const dpopJkt = await acceptTokenRequestProof(services.db, site, client, proof);
+    const body = await grant({ services, site, client, form, presented, dpopJkt });
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Pragma', 'no-cache');
     ctx.body = body;

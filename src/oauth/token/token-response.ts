@@ -7,7 +7,8 @@ import type { IssuedPair } from '../tokens/store.js';
 /** The token endpoint's JSON (spec: Token response). */
 export interface TokenResponse {
   access_token: string;
-  token_type: 'Bearer';
+  /** RFC 9449 5: `DPoP` for a pair bound to the proof's key. */
+  token_type: 'Bearer' | 'DPoP';
   expires_in: number;
   refresh_token: string;
   scope: string;
@@ -25,7 +26,7 @@ export function tokenResponse(issued: IssuedPair, context: { site: Site; client:
   const { pair } = issued;
   const body: TokenResponse = {
     access_token: issued.accessToken,
-    token_type: 'Bearer',
+    token_type: pair.dpopJkt === null ? 'Bearer' : 'DPoP',
     expires_in: ACCESS_TOKEN_TTL_SECONDS,
     refresh_token: issued.refreshToken,
     scope: pair.scopes.join(' '),

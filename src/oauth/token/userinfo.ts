@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { requireAccessToken, requireAnyScope } from '../bearer.js';
+import { requireAccessToken, requireAnyScope, resourceRequestOf } from '../bearer.js';
 import { InvalidTokenError } from '../errors.js';
 import type { SiteState } from '../../http/state.js';
 import type { Services } from '../../services.js';
@@ -9,7 +9,7 @@ import { claimsOf } from '../user-claims.js';
 export function userinfoEndpoint(services: Services): Middleware<SiteState> {
   return async (ctx) => {
     const { site } = ctx.state;
-    const verified = await requireAccessToken(services.db, site, ctx.get('authorization') || undefined);
+    const verified = await requireAccessToken(services.db, site, resourceRequestOf(ctx, services.config));
     requireAnyScope(site, verified, ['openid']);
     if (verified.user === null) throw new InvalidTokenError(site.origin, 'the access token is not bound to a user');
     ctx.set('Cache-Control', 'no-store');

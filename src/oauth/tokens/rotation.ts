@@ -36,8 +36,9 @@ interface LockedRow {
  * statement too, but every loser would have to read and try again: N concurrent refreshes would cost N² statements.)
  * Rows are only ever named by primary key: a range over parent_pair_id would take gap locks that deadlock with the
  * successors other refreshes insert. On Galera the loser of a certification conflict reruns the whole transaction.
+ * The successor is bound to `dpopJkt`, the DPoP key of the refresh request (RFC 9449 5), or is a bearer pair.
  */
-export async function rotatePair(db: Database, pair: TokenPair, scopes: readonly Scope[], now = new Date()): Promise<RotationOutcome> {
+export async function rotatePair(db: Database, pair: TokenPair, scopes: readonly Scope[], dpopJkt: string | null = null, now = new Date()): Promise<RotationOutcome> {
   return withTransaction(db, async (trx) => {
     const ids = pair.parentPairId === null ? [pair.id] : [pair.parentPairId, pair.id];
     const locked: LockedRow[] = await trx('token_pairs').whereIn('id', ids).orderBy('id').forUpdate().select('id', 'revoked_at', 'revoked_reason', 'successor_pair_id', 'rotation_counter');
@@ -51,7 +52,7 @@ export async function rotatePair(db: Database, pair: TokenPair, scopes: readonly
     const parent = locked.find((row) => Number(row.id) === pair.parentPairId);
     const issued = await insertPair(
       trx,
-      { grantId: pair.grantId, siteId: pair.siteId, clientRef: pair.clientRef, userId: pair.userId, scopes, resource: pair.resource, schoolId: pair.schoolId, authTime: pair.authTime, parentPairId: pair.id, sid: pair.sid },
+      { grantId: pair.grantId, siteId: pair.siteId, clientRef: pair.clientRef, userId: pair.userId, scopes, resource: pair.resource, schoolId: pair.schoolId, authTime: pair.authTime, parentPairId: pair.id, sid: pair.sid, dpopJkt },
       now,
     );
     await recordRotation(trx, {

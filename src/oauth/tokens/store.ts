@@ -43,6 +43,8 @@ export interface TokenPair {
   createdAt: Date;
   /** The sign-in session the grant was approved in (its `sid`, OIDC Back-Channel Logout 1.0 2.1); null before sids. */
   sid: string | null;
+  /** RFC 9449 6: the SHA-256 thumbprint of the key the access token (and a public client's refresh token) is bound to; null: a bearer pair. */
+  dpopJkt: string | null;
 }
 
 export interface IssuedPair {
@@ -74,13 +76,14 @@ export interface PairRow {
   rotation_counter: number;
   created_at: unknown;
   sid: string | null;
+  dpop_jkt: string | null;
 }
 
 /** What protected resources check of an access token's pair, and what marking its first use needs. */
-export type AccessTokenPair = Pick<TokenPair, 'id' | 'siteId' | 'userId' | 'scopes' | 'resource' | 'schoolId' | 'accessExpiresAt' | 'revokedAt' | 'firstUsedAt' | 'lastUsedAt' | 'parentPairId'>;
+export type AccessTokenPair = Pick<TokenPair, 'id' | 'siteId' | 'userId' | 'scopes' | 'resource' | 'schoolId' | 'accessExpiresAt' | 'revokedAt' | 'firstUsedAt' | 'lastUsedAt' | 'parentPairId' | 'dpopJkt'>;
 
 /** The columns an AccessTokenPair is read from (a presented access token's hot path reads no more). */
-export const ACCESS_PAIR_COLUMNS = ['id', 'site_id', 'user_id', 'scope', 'resource', 'school_id', 'access_expires_at', 'revoked_at', 'first_used_at', 'last_used_at', 'parent_pair_id'] as const satisfies ReadonlyArray<keyof PairRow>;
+export const ACCESS_PAIR_COLUMNS = ['id', 'site_id', 'user_id', 'scope', 'resource', 'school_id', 'access_expires_at', 'revoked_at', 'first_used_at', 'last_used_at', 'parent_pair_id', 'dpop_jkt'] as const satisfies ReadonlyArray<keyof PairRow>;
 
 export function accessPairFromRow(row: Pick<PairRow, (typeof ACCESS_PAIR_COLUMNS)[number]>): AccessTokenPair {
   return {
@@ -96,6 +99,7 @@ export function accessPairFromRow(row: Pick<PairRow, (typeof ACCESS_PAIR_COLUMNS
     firstUsedAt: toDate(row.first_used_at),
     lastUsedAt: toDate(row.last_used_at),
     parentPairId: row.parent_pair_id,
+    dpopJkt: row.dpop_jkt,
   };
 }
 
@@ -126,6 +130,8 @@ export interface NewPair {
   parentPairId?: number;
   /** The session the grant was approved in; every pair of a grant carries its code's. */
   sid?: string | null;
+  /** The DPoP key the new pair is bound to (RFC 9449 5); absent or null for a bearer pair. Every grant passes its proof's. */
+  dpopJkt?: string | null;
 }
 
 /** A new grant's id: one per authorization code, shared by every pair refreshed from the code's first pair. */
@@ -155,6 +161,7 @@ export async function insertPair(db: Database | Knex.Transaction, input: NewPair
     auth_time: input.authTime,
     parent_pair_id: parentPairId,
     sid: input.sid ?? null,
+    dpop_jkt: input.dpopJkt ?? null,
     // A refresh is a use of the grant (connected apps' "last used"); a first pair is unused until presented.
     last_used_at: parentPairId === null ? null : now,
     created_at: now,
@@ -180,6 +187,7 @@ export async function insertPair(db: Database | Knex.Transaction, input: NewPair
     rotationCounter: 0,
     createdAt: now,
     sid: input.sid ?? null,
+    dpopJkt: input.dpopJkt ?? null,
   };
   return { pair, accessToken, refreshToken };
 }

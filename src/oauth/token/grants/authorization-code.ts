@@ -2,6 +2,7 @@ import { rolesAt } from '../../../accounts/roles.js';
 import { rolesPermitClient } from '../../authorization-policy.js';
 import { findAuthorizationCode, type AuthorizationCodeRecord } from '../../codes.js';
 import { InvalidGrantError, InvalidRequestError, InvalidTargetError } from '../../errors.js';
+import { requireBoundKey } from '../../dpop/token-request.js';
 import { idTokenSigner } from '../../id-token.js';
 import { PKCE_VALUE, verifierMatchesChallenge } from '../../pkce.js';
 import { withTransaction } from '../../../db/transaction.js';
@@ -25,6 +26,8 @@ export async function authorizationCodeGrant(context: GrantContext): Promise<Tok
   checkRedirectUri(code, request.redirectUri);
   checkResource(context, code, request.resource);
   checkPkce(code, request.codeVerifier);
+  // RFC 9449 10: a code requested with dpop_jkt is redeemed only with a proof of that key.
+  requireBoundKey(code.dpopJkt, context.dpopJkt, 'the authorization code');
   await checkUserStillMayAuthorize(context, code);
   const { issued, idToken } = await consumeCodeAndIssuePair(context, code);
   return tokenResponse(issued, { site: context.site, client: context.client, variant: context.services.config.variant, idToken });
@@ -97,6 +100,7 @@ async function consumeCodeAndIssuePair(context: GrantContext, code: Authorizatio
         schoolId: services.config.variant === 'A' && client.audience === 'member' ? site.id : null,
         authTime: code.authTime,
         sid: code.sid,
+        dpopJkt: context.dpopJkt,
       },
       now,
     );

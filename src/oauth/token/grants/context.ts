@@ -12,6 +12,8 @@ export interface GrantContext {
   form: Map<string, string>;
   /** The refresh grant's token, read before client authentication together with its client (one statement). */
   presented?: PresentedRefreshToken | null;
+  /** The thumbprint of the request's accepted DPoP proof key (RFC 9449 5): what issued tokens are bound to; null: bearer. */
+  dpopJkt: string | null;
 }
 
 export type GrantHandler = (context: GrantContext) => Promise<TokenResponse>;

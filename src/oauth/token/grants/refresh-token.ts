@@ -4,6 +4,7 @@ import { requireParam } from '../../../http/form.js';
 import { rolesPermitClient } from '../../authorization-policy.js';
 import { InvalidGrantError } from '../../errors.js';
 import { narrowScopes } from '../../scope-policy.js';
+import { requireBoundKey } from '../../dpop/token-request.js';
 import { rotatePair } from '../../tokens/rotation.js';
 import { endGrants } from '../../logout/end-grant.js';
 import type { RevokedReason, TokenPair } from '../../tokens/store.js';
@@ -24,7 +25,8 @@ export async function refreshTokenGrant(context: GrantContext): Promise<TokenRes
   checkRefreshNotExpired(pair);
   checkUserStillMayAuthorize(context, pair, roles);
   const scopes = narrowScopes(pair.scopes, context.form.get('scope'));
-  const outcome = await rotatePair(context.services.db, pair, scopes);
+  checkDpopBinding(context, pair);
+  const outcome = await rotatePair(context.services.db, pair, scopes, context.dpopJkt);
   if (outcome.kind === 'refused') throw refusal(outcome.reason);
   return tokenResponse(outcome.issued, { site: context.site, client: context.client, variant: context.services.config.variant });
 }
@@ -65,6 +67,14 @@ const REFUSALS: Record<RevokedReason, string> = {
 
 function refusal(reason: RevokedReason): InvalidGrantError {
   return new InvalidGrantError(REFUSALS[reason]);
+}
+
+/**
+ * RFC 9449 5: a public client's refresh token is bound to the key of the proof it was issued with, for the whole
+ * family; a confidential client's is not (it authenticates), but its new access token is bound to this proof's key.
+ */
+function checkDpopBinding({ client, dpopJkt }: GrantContext, pair: TokenPair): void {
+  if (!client.confidential) requireBoundKey(pair.dpopJkt, dpopJkt, 'the refresh token');
 }
 
 function checkRefreshNotExpired(pair: TokenPair): void {
