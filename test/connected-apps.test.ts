@@ -42,6 +42,7 @@ describeEachDatabase('connected apps: the member page, the admin API and last us
   let studyBuddy: TestClient;
   let coursePal: TestClient;
   let operatorApi: AdminApi;
+  let operatorUser: User;
   const db = () => scratch().db;
 
   before(async () => {
@@ -55,6 +56,7 @@ describeEachDatabase('connected apps: the member page, the admin API and last us
     await db()('oauth_clients').where({ id: coursePal.client.ref }).update({ backchannel_logout_uri: 'https://pal.example/logout' });
     const operator = await issueToken(db(), server.siteA, { scopes: ['members:read', 'members:write', 'school:read', 'school:write'] });
     operatorApi = await AdminApi.connect(origin, operator.token);
+    operatorUser = operator.user;
     await setBeta(operatorApi, true);
   });
   after(() => server.stop());
@@ -280,6 +282,53 @@ describeEachDatabase('connected apps: the member page, the admin API and last us
       expect(after.length).to.equal(before.length + 1);
       const again = await operatorApi.call('revokeMemberConnectedApp', { path: { userId: String(stranger.id), grantId } });
       expect(again.status).to.equal(404);
+    });
+  });
+
+  describe('the admin area', () => {
+    /** Signs the operator in to /admin on its way to `path`; answers the jar and the page. */
+    async function adminPage(path: string): Promise<{ jar: CookieJar; page: Extract<BrowserAnswer, { kind: 'page' }> }> {
+      const jar = new CookieJar();
+      const url = new URL(path, origin);
+      const signIn = pageOf(await browserRequest(jar, url));
+      const form = findForm(signIn.html, '/admin/sign-in');
+      if (!form) throw new Error('no admin sign-in form');
+      const signedIn = await submitForm(jar, url, form, { email: operatorUser.email, password: PASSWORD });
+      if (signedIn.kind !== 'redirect') throw new Error(`admin sign-in answered ${signedIn.status}`);
+      return { jar, page: pageOf(await browserRequest(jar, signedIn.location)) };
+    }
+
+    it("the application's page links to its connected members; Revoke ends that member's grant only", async () => {
+      const tokens = await authorize(stranger, studyBuddy, 'openid profile');
+      const grantId = await grantOf(tokens.access_token);
+      const applicationPath = `/admin/developers/oauth-applications/${encodeURIComponent(studyBuddy.client.clientId)}`;
+      const { jar, page: application } = await adminPage(applicationPath);
+      expect(application.status).to.equal(200);
+      expect(application.html).to.include(`href="${applicationPath}/grants"`);
+      const grants = pageOf(await browserRequest(jar, new URL(`${applicationPath}/grants`, origin)));
+      expect(grants.status).to.equal(200);
+      expect(dataPage(grants.html)).to.equal('admin-application-grants');
+      expect(grants.html).to.include(`data-grant="${grantId}"`);
+      expect(decodeEntities(grants.html)).to.include(stranger.email);
+      const revokeAction = `${applicationPath}/grants/${encodeURIComponent(grantId)}/revoke`;
+      const form = findForm(grants.html, revokeAction);
+      if (!form) throw new Error('no revoke form');
+      // A grant of another application through this application's page: 404, nothing changes.
+      const palGrant = await grantOf((await authorize(stranger, coursePal, 'openid')).access_token);
+      const foreign = pageOf(await browserRequest(jar, new URL(`${applicationPath}/grants/${encodeURIComponent(palGrant)}/revoke`, origin), { method: 'POST', form: { csrf_token: form.fields.get('csrf_token') ?? '' } }));
+      expect(foreign.status).to.equal(404);
+      expect(await livePairs(palGrant)).to.equal(1);
+      // Without the CSRF token: refused.
+      const noCsrf = pageOf(await browserRequest(jar, new URL(revokeAction, origin), { method: 'POST', form: {} }));
+      expect(noCsrf.status).to.equal(403);
+      expect(await livePairs(grantId)).to.equal(1);
+      const revoked = await submitForm(jar, grants.url, form, {});
+      if (revoked.kind !== 'redirect') throw new Error(`revoke answered ${revoked.status}`);
+      expect(revoked.location.pathname + revoked.location.search).to.equal(`${applicationPath}/grants?revoked=1`);
+      expect(await livePairs(grantId)).to.equal(0);
+      expect((await userinfo(tokens.access_token)).status).to.equal(401);
+      const after = pageOf(await browserRequest(jar, revoked.location));
+      expect(after.html).to.include('was revoked').and.not.include(`data-grant="${grantId}"`);
     });
   });
 });

@@ -3,6 +3,7 @@ import type { SiteState } from '../http/state.js';
 import type { Services } from '../services.js';
 import { adminApi } from './api/backend.js';
 import { adminErrorPage, AdminPageError } from './pages/area.js';
+import { adminGrantRoutes } from './pages/grant-routes.js';
 import { adminPageRoutes } from './pages/routes.js';
 
 export { ADMIN_API_BASE_PATH } from './contract.js';
@@ -22,6 +23,7 @@ function under(path: string, prefix: string): boolean {
 export function adminInterface(services: Services): Middleware<SiteState> {
   const api = adminApi(services);
   const router = adminPageRoutes(services);
+  router.use(adminGrantRoutes(services).routes());
   // @koa/router's middleware adds ctx.params and ctx.router itself; as plain site middleware they take any site ctx.
   const routes = router.routes() as unknown as Middleware<SiteState>;
   const allowedMethods = router.allowedMethods() as unknown as Middleware<SiteState>;

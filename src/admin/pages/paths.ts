@@ -13,6 +13,11 @@ export function applicationPath(clientId: string, action?: 'delete' | 'rotate-se
   return `${ADMIN_PATHS.applications}/${encodeURIComponent(clientId)}${action === undefined ? '' : `/${action}`}`;
 }
 
+/** An application's connected members, or the form that revokes one member's grant. */
+export function applicationGrantsPath(clientId: string, revokeGrantId?: string): string {
+  return `${applicationPath(clientId)}/grants${revokeGrantId === undefined ? '' : `/${encodeURIComponent(revokeGrantId)}/revoke`}`;
+}
+
 /** Where to go after signing in: an admin path of this site, nothing else (no open redirect). */
 export function safeReturnPath(value: string | undefined): string {
   if (value === undefined) return ADMIN_PATHS.home;

@@ -3,7 +3,7 @@ import type { TokenEndpointAuthMethod } from '../../../clients/clients.js';
 import { ALL_SCOPES, IDENTITY_SCOPES, MEMBER_ONLY_SCOPES, SCOPE_DESCRIPTIONS, type Audience } from '../../../clients/scopes.js';
 import { html, joinHtml, safeUrl, type Html } from '../../../pages/html.js';
 import type { FieldProblem } from '../../../shared/errors.js';
-import { ADMIN_PATHS, applicationPath } from '../paths.js';
+import { ADMIN_PATHS, applicationGrantsPath, applicationPath } from '../paths.js';
 import { adminPage, hiddenField, notices, type AdminChrome } from './layout.js';
 
 /** The attribute of a checked radio button or checkbox. */
@@ -335,6 +335,7 @@ ${csrf}
 <p>Deleting the application revokes every token it holds at once; people who use it must be given a new application.</p>
 <div class="actions"><button type="submit" class="danger">Delete application</button></div>
 </form>
+<p><a href="${safeUrl(applicationGrantsPath(client.clientId))}">Connected members</a>: the members who approved it and still hold access, each with a Revoke button.</p>
 <p><a href="${ADMIN_PATHS.applications}">Back to OAuth applications</a></p>`,
   );
 }

@@ -17,6 +17,7 @@ export type AdminPageName =
   | 'admin-application-created'
   | 'admin-application'
   | 'admin-application-secret'
+  | 'admin-application-grants'
   | 'admin-error';
 
 const ADMIN_STYLE = html`<style>
