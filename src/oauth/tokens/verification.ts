@@ -30,7 +30,7 @@ export interface PresentedRefreshToken extends Omit<PresentedAccessToken, 'pair'
 
 // The columns the records are built from (pairFromRow or accessPairFromRow, clientFromRow, userFromRow) and no more: every column read
 // costs its share of the statement's text, the row's metadata and the row's parsing on each request.
-const PAIR_COLUMNS: ReadonlyArray<keyof PairRow> = ['id', 'grant_id', 'site_id', 'client_ref', 'user_id', 'scope', 'resource', 'school_id', 'access_expires_at', 'refresh_expires_at', 'auth_time', 'first_used_at', 'last_used_at', 'revoked_at', 'revoked_reason', 'parent_pair_id', 'successor_pair_id', 'rotation_counter', 'created_at', 'dpop_jkt'];
+const PAIR_COLUMNS: ReadonlyArray<keyof PairRow> = ['id', 'grant_id', 'site_id', 'client_ref', 'user_id', 'scope', 'resource', 'school_id', 'access_expires_at', 'refresh_expires_at', 'auth_time', 'first_used_at', 'last_used_at', 'revoked_at', 'revoked_reason', 'parent_pair_id', 'successor_pair_id', 'rotation_counter', 'created_at', 'dpop_jkt', 'sid'];
 const ACCESS_CLIENT_COLUMNS = aliased('client', ['id', 'client_id', 'audience']);
 const CLIENT_COLUMNS = aliased('client', ['id', 'site_id', 'client_id', 'name', 'audience', 'confidential', 'token_endpoint_auth_method', 'secret_hash', 'redirect_uris', 'scopes', 'kind', 'reviewed', 'jwks', 'jwks_uri', 'dpop_bound_access_tokens', 'post_logout_redirect_uris', 'backchannel_logout_uri', 'version', 'created_at', 'updated_at']);
 const ACCOUNT_COLUMNS = aliased('owner', ['id', 'email', 'created_at']);
