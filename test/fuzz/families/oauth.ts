@@ -24,6 +24,8 @@ import {
 } from '../support/hostile.js';
 import { REDIRECT_URI } from '../../support/oauth-fixtures.js';
 import { abuseFor, applyAbuse, headerList } from './common.js';
+import { dpopHeaders } from './dpop.js';
+import { assertionPairs, basicAuthorizations } from './client-credentials.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 
@@ -83,8 +85,20 @@ export function tokenRequests(fx: FuzzFixtures): fc.Arbitrary<FuzzRequest> {
     refresh_token: either(fc.oneof(fc.constant(fx.spent.rotatedRefreshToken), fc.stringMatching(/^sgr_[A-Za-z0-9_-]{43}$/)), hostileString),
     scope: either(fc.constantFrom('openid', 'openid account:read account:write', 'school:write', 'account:read school:read'), hostileString),
   };
-  const basic = sometimes(authorizationValues([fx.clients.memberConfidential.secret ?? 'x']).map((value): Array<[string, string]> => [['Authorization', value]]), 12, [] as Array<[string, string]>);
-  return formPost(fx, 'token', '/api/oauth/token', parameterList(fields), 'on-success', basic.map((value) => value ?? []));
+  // RFC 9449 5: hostile DPoP proofs beside the client credentials.
+  const headers = fc.tuple(authorizationHeaders(fx), dpopHeaders(fx, 'POST', '/api/oauth/token', 20)).map(([authorization, dpop]) => [...authorization, ...dpop]);
+  return formPost(fx, 'token', '/api/oauth/token', withClientCredentials(fx, parameterList(fields)), 'on-success', headers);
+}
+
+/** An Authorization header in one request of four: Basic credentials (RFC 6749 2.3.1) mostly, other schemes too. */
+function authorizationHeaders(fx: FuzzFixtures): fc.Arbitrary<Array<[string, string]>> {
+  const value = fc.oneof({ arbitrary: basicAuthorizations(fx), weight: 3 }, { arbitrary: authorizationValues([fx.clients.memberConfidential.secret ?? 'x']), weight: 1 });
+  return sometimes(value.map((header): Array<[string, string]> => [['Authorization', header]]), 25, [] as Array<[string, string]>).map((headers) => headers ?? []);
+}
+
+/** In one request of five, client assertion fields (RFC 7523 2.2) join the other parameters. */
+function withClientCredentials(fx: FuzzFixtures, pairs: fc.Arbitrary<Pair[]>): fc.Arbitrary<Pair[]> {
+  return fc.tuple(pairs, sometimes(assertionPairs(fx), 20, [] as Pair[])).map(([list, assertion]) => [...list, ...(assertion ?? [])]);
 }
 
 export function revocationRequests(fx: FuzzFixtures): fc.Arbitrary<FuzzRequest> {
@@ -95,7 +109,7 @@ export function revocationRequests(fx: FuzzFixtures): fc.Arbitrary<FuzzRequest> 
     client_id: clientIds(fx),
     client_secret: clientSecrets(fx),
   };
-  return formPost(fx, 'revocation', '/api/oauth/revoke', parameterList(fields), 'never');
+  return formPost(fx, 'revocation', '/api/oauth/revoke', withClientCredentials(fx, parameterList(fields)), 'never', authorizationHeaders(fx));
 }
 
 export function registrationRequests(fx: FuzzFixtures): fc.Arbitrary<FuzzRequest> {
@@ -155,7 +169,10 @@ export function userinfoRequests(fx: FuzzFixtures): fc.Arbitrary<FuzzRequest> {
   const second = sometimes(authorizationValues(tokens), 12, null);
   const accessTokenParam = sometimes(either(fc.constantFrom(...tokens), hostileString), 20, null);
   const method = fc.oneof({ arbitrary: fc.constantFrom('GET', 'POST'), weight: 10 }, { arbitrary: oddMethod, weight: 1 });
-  return fc.record({ authorization, second, accessTokenParam, method, style: encodingStyle, inBody: fc.boolean(), contentType: contentTypeFor(FORM), abuse: abuseFor(fx) }).map(({ authorization: auth, second: other, accessTokenParam: param, method: verb, style, inBody, contentType, abuse }) => {
+  // RFC 9449 7: the DPoP scheme with real tokens, and hostile proofs with either scheme.
+  const dpopScheme = sometimes(fc.constantFrom(...tokens).map((token) => `DPoP ${token}`), 20, null);
+  const dpop = dpopHeaders(fx, 'GET', '/api/oauth/userinfo', 25);
+  return fc.record({ authorization, second, accessTokenParam, method, style: encodingStyle, inBody: fc.boolean(), contentType: contentTypeFor(FORM), abuse: abuseFor(fx), dpopScheme, dpop }).map(({ authorization: auth, second: other, accessTokenParam: param, method: verb, style, inBody, contentType, abuse, dpopScheme: scheme, dpop: proofs }) => {
     const encoded = param === null ? null : encodePairs([['access_token', param]], style);
     const body = verb !== 'GET' && inBody && encoded !== null ? Buffer.from(encoded) : undefined;
     const query = encoded !== null && body === undefined ? `?${encoded}` : '';
@@ -164,13 +181,14 @@ export function userinfoRequests(fx: FuzzFixtures): fc.Arbitrary<FuzzRequest> {
       {
         family: 'userinfo',
         route: 'GET /api/oauth/userinfo',
-        label: `${verb}${other === null ? '' : ', two Authorization headers'}${encoded === null ? '' : body ? ', access_token in the body' : ', access_token in the query'}`,
+        label: `${verb}${other === null ? '' : ', two Authorization headers'}${encoded === null ? '' : body ? ', access_token in the body' : ', access_token in the query'}${scheme === null ? '' : ', DPoP scheme'}${proofs.length === 0 ? '' : `, ${proofs.length} DPoP header(s)`}`,
         method: verb,
         target: `/api/oauth/userinfo${query}`,
         headers: headerList([
-          ['Authorization', auth],
+          ['Authorization', scheme ?? auth],
           ['Authorization', other],
           ['Content-Type', body ? contentType : null],
+          ...proofs,
         ]),
         body,
         writes: 'never',
