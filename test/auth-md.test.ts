@@ -71,7 +71,7 @@ function guideSuite(variant: Variant, scratch: () => ScratchDatabase): void {
   it('names the endpoints, scopes and methods of the live authorization server metadata', async () => {
     const { text } = await guideOf(origin);
     const metadata = (await (await fetch(`${origin}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
-    for (const field of ['issuer', 'authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'revocation_endpoint', 'registration_endpoint', 'jwks_uri']) {
+    for (const field of ['issuer', 'authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'revocation_endpoint', 'registration_endpoint', 'jwks_uri', 'end_session_endpoint']) {
       expect(text, field).to.include(String(metadata[field]));
     }
     for (const scope of metadata.scopes_supported as string[]) expect(text, scope).to.include(`\`${scope}\``);

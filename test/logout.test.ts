@@ -345,7 +345,7 @@ describe('logout', () => {
       const started = Date.now();
       const revoked = await postForm(as.revocation_endpoint ?? '', { token: tokens.refreshToken, client_id: revokingApp.client.clientId });
       expect(revoked.status).to.equal(200);
-      expect(Date.now() - started).to.be.below(5000);
+      expect(Date.now() - started).to.be.below(20_000);
       expect(await deliveriesOf(revokingApp)).to.have.length(1);
       // Revoking again ends nothing more and queues nothing more.
       await postForm(as.revocation_endpoint ?? '', { token: tokens.refreshToken, client_id: revokingApp.client.clientId });
@@ -430,7 +430,7 @@ describe('logout', () => {
       const started = Date.now();
       const answer = await browserRequest(jar, logoutUrl({ id_token_hint: tokens.idToken, post_logout_redirect_uri: POST_LOGOUT_URI }));
       expect(answer.kind).to.equal('redirect');
-      expect(Date.now() - started).to.be.below(5000);
+      expect(Date.now() - started).to.be.below(20_000);
       const outcomes = await deliverDueLogouts(db(), { timeoutMs: 300 });
       expect([...outcomes.values()]).to.include('retry');
       expect(got).to.have.length(1);

@@ -84,6 +84,7 @@ export function renderAgentGuide(inputs: GuideInputs): string {
   const token = text(as, 'token_endpoint');
   const userinfo = text(as, 'userinfo_endpoint');
   const revoke = text(as, 'revocation_endpoint');
+  const endSession = text(as, 'end_session_endpoint');
   const register = text(as, 'registration_endpoint');
   const jwks = text(as, 'jwks_uri');
   const introspect = text(as, 'introspection_endpoint');
@@ -106,6 +107,7 @@ export function renderAgentGuide(inputs: GuideInputs): string {
     ...(token ? [['Token endpoint (POST, form-encoded)', token]] : []),
     ...(userinfo ? [['Userinfo (GET or POST, bearer token with `openid`)', userinfo]] : []),
     ...(revoke ? [['Revocation (POST, form-encoded, RFC 7009)', revoke]] : []),
+    ...(endSession ? [['Sign-out (GET or POST, in a browser; OpenID Connect RP-Initiated Logout)', endSession]] : []),
     ...(register ? [['Vendor-platform registration (POST)', register]] : []),
     ...(introspect ? [['Introspection (POST, form-encoded, RFC 7662)', introspect]] : []),
     ...(jwks ? [['JWKS: id_token signing keys', jwks]] : []),
@@ -247,6 +249,10 @@ export function renderAgentGuide(inputs: GuideInputs): string {
     '## 6. Revoke',
     '',
     `\`POST ${revoke ?? `${origin}/api/oauth/revoke`}\`, form-encoded: \`token\` (the refresh token, or the access token), \`client_id\`, and \`client_secret\` for a confidential client (without it: 403 \`unauthorized_client\`; a public client omits it). An access token and its refresh token are one record: revoking the refresh token, or the access token while it is still live, revokes both. Revoking an access token that is past its lifetime answers 200 and does nothing (its refresh token keeps working), so revoke the refresh token to end a grant. Every completed authorization adds a new pair and earlier pairs stay live: revoke each one you no longer need. An unknown token answers 200 as well.`,
+    '',
+    `**Sign the person out of the school**: send their browser to \`${endSession ?? `${origin}/oauth/logout`}\` with \`id_token_hint\` (the id_token you hold; an expired one is fine), \`post_logout_redirect_uri\` (exactly one of those registered for your client) and \`state\`. When the hint names the current sign-in, the session ends at once and the browser comes back with \`state\`; otherwise the person is asked to confirm. An unregistered or altered \`post_logout_redirect_uri\`, or a hint this site did not issue, shows an error page and never redirects. Signing out does not revoke your tokens: revoke them as above if you no longer need them.`,
+    '',
+    `**Back-channel logout**: a client registered with a \`backchannel_logout_uri\` (https) gets a logout token POSTed to it (form-encoded \`logout_token\`, a JWT with \`typ: logout+jwt\` signed with a key from ${jwks ?? 'the JWKS'}, \`aud\` = your client_id, \`sub\`, \`sid\` as in the id_token, and the event \`http://schemas.openid.net/event/backchannel-logout\`) when the person signs out or the grant ends. Answer 200 or 204; other answers are retried with backoff for about an hour.`,
     '',
     '## Scopes',
     '',

@@ -6,7 +6,7 @@ import { signLogoutToken } from './logout-token.js';
 import type { LogoutSubject } from './outbox.js';
 import { postLogoutToken, type PostOutcome } from './post-logout-token.js';
 
-/** Attempts before a notice is abandoned: with the backoff below, retries span about two hours. */
+/** Attempts before a notice is abandoned: with the backoff below, retries span about an hour. */
 export const MAX_DELIVERY_ATTEMPTS = 8;
 /** The first retry waits 30 s; each later one twice as long as the one before. */
 export const FIRST_RETRY_SECONDS = 30;

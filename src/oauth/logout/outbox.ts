@@ -7,7 +7,7 @@ import type { Database } from '../../db/connection.js';
  *
  * The row's `logout_token` column holds the notice's subject claims as JSON ({"sub", "sid"}), not a signed token: the
  * token is signed at each attempt with a fresh iat, exp and jti, because a logout token lives two minutes (2.4) while
- * retries run for about two hours, and the site's signing key may rotate meanwhile.
+ * retries run for about an hour, and the site's signing key may rotate meanwhile.
  */
 export interface LogoutSubject {
   /** The member's `sub`, as in their id_tokens. */
