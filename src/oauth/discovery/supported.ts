@@ -10,7 +10,10 @@ import { SIGNING_ALG } from '../../keys/signing-keys.js';
 /** Authorization code only (spec, Authentication 1), answered in the query (RFC 6749 4.1.2). */
 export const RESPONSE_TYPES = ['code'] as const;
 export const RESPONSE_MODES = ['query'] as const;
-export const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
+/** RFC 6749 4.1 and 6 for applications people sign in to; 4.4 client_credentials for service clients only. */
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
+/** What a registered (public, member-facing) client may use: never client_credentials. */
+export const REGISTRATION_GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 /** Spec, Limits: PKCE S256 only. */
 export const CODE_CHALLENGE_METHODS = ['S256'] as const;
 /**

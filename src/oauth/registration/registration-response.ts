@@ -1,5 +1,5 @@
 import type { OAuthClient } from '../../clients/clients.js';
-import { GRANT_TYPES, RESPONSE_TYPES } from '../discovery/supported.js';
+import { REGISTRATION_GRANT_TYPES, RESPONSE_TYPES } from '../discovery/supported.js';
 
 /**
  * RFC 7591 3.2.1: the client information response for a matched vendor platform, as the operator registered it. A
@@ -11,7 +11,7 @@ export function registrationResponse(clientName: string, client: OAuthClient): R
     client_id_issued_at: Math.floor(client.createdAt.getTime() / 1000),
     client_name: clientName,
     redirect_uris: client.redirectUris,
-    grant_types: GRANT_TYPES,
+    grant_types: REGISTRATION_GRANT_TYPES,
     response_types: RESPONSE_TYPES,
     token_endpoint_auth_method: client.tokenEndpointAuthMethod,
     scope: client.scopes.join(' '),

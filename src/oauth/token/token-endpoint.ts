@@ -4,10 +4,11 @@ import type { SiteContext, SiteState } from '../../http/state.js';
 import type { Services } from '../../services.js';
 import { authenticateClient } from '../client-authentication.js';
 import { AppError } from '../../shared/errors.js';
-import { UnsupportedGrantTypeError } from '../errors.js';
+import { UnauthorizedClientError, UnsupportedGrantTypeError } from '../errors.js';
 import { dpopRequestOf } from '../dpop/request.js';
 import { acceptTokenRequestProof, readTokenRequestProof } from '../dpop/token-request.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
+import { clientCredentialsGrant } from './grants/client-credentials.js';
 import type { GrantHandler } from './grants/context.js';
 import { prefetchRefreshToken, refreshTokenGrant } from './grants/refresh-token.js';
 
@@ -15,6 +16,7 @@ import { prefetchRefreshToken, refreshTokenGrant } from './grants/refresh-token.
 const GRANTS: Readonly<Record<string, GrantHandler>> = {
   authorization_code: authorizationCodeGrant,
   refresh_token: refreshTokenGrant,
+  client_credentials: clientCredentialsGrant,
 };
 
 /** POST /api/oauth/token: read the form, pick the grant, authenticate the client, run the grant, answer no-store; counted by grant and outcome. */
@@ -38,7 +40,7 @@ export function tokenEndpoint(services: Services): Middleware<SiteState> {
   async function issue(ctx: SiteContext, form: Map<string, string>): Promise<void> {
     const grantType = requireParam(form, 'grant_type');
     const grant = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType] : undefined;
-    if (!grant) throw new UnsupportedGrantTypeError(`grant_type ${grantType} is not supported; use authorization_code or refresh_token`);
+    if (!grant) throw new UnsupportedGrantTypeError(`grant_type ${grantType} is not supported; use authorization_code, refresh_token or client_credentials`);
     const { site } = ctx.state;
     // The refresh grant reads its token with the client row in one statement; client authentication then uses that row.
     // RFC 9449 5: a DPoP proof's stateless checks come before client authentication, its jti is spent after.
@@ -47,6 +49,8 @@ export function tokenEndpoint(services: Services): Middleware<SiteState> {
     const known = presented ? { client: presented.client, secretHash: presented.clientSecretHash } : undefined;
     const { client } = await authenticateClient(services.db, site, form, ctx.get('authorization') || undefined, 'token', known);
     const dpopJkt = await acceptTokenRequestProof(services.db, site, client, proof);
+    // RFC 6749 4.4: a service client acts only as itself; it has no codes or refresh tokens to present.
+    if (client.kind === 'service' && grant !== clientCredentialsGrant) throw new UnauthorizedClientError(`${client.name} is a service client: it may use client_credentials only`);
     const body = await grant({ services, site, client, form, presented, dpopJkt });
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Pragma', 'no-cache');

@@ -10,7 +10,8 @@ export interface TokenResponse {
   /** RFC 9449 5: `DPoP` for a pair bound to the proof's key. */
   token_type: 'Bearer' | 'DPoP';
   expires_in: number;
-  refresh_token: string;
+  /** Absent for client_credentials (RFC 6749 4.4.3). */
+  refresh_token?: string;
   scope: string;
   id_token?: string;
   school_id?: number;
