@@ -5,6 +5,7 @@ import type { McpResource } from '../mcp/resource.js';
 import type { McpTool } from '../mcp/tool.js';
 import type { AuthorizationServerMetadata } from '../oauth/discovery/authorization-server-metadata.js';
 import type { ProtectedResourceMetadata } from '../oauth/discovery/protected-resource-metadata.js';
+import { DPOP_SIGNING_ALGS } from '../oauth/dpop/algorithms.js';
 import type { Site } from '../sites/sites.js';
 
 /**
@@ -186,6 +187,7 @@ export function renderAgentGuide(inputs: GuideInputs): string {
     '',
     '**Call the APIs** with `Authorization: Bearer <access_token>` (the header is the only accepted way):',
     '',
+    `- **DPoP** (RFC 9449, optional): send a \`DPoP\` proof (\`typ\` \`dpop+jwt\`, ${code(DPOP_SIGNING_ALGS)}, your public key in \`jwk\`; claims \`jti\` new each time, \`htm\`, \`htu\` = the URL without query, \`iat\`) with the token request and the tokens come back \`token_type: DPoP\`, bound to your key (a public client's refresh token too: refresh with a proof of the same key). Then call every API with \`Authorization: DPoP <access_token>\` and a fresh proof carrying \`ath\` (base64url SHA-256 of the token); a bound token sent as \`Bearer\` is refused. Errors are \`invalid_dpop_proof\` (400 at the token endpoint, 401 \`WWW-Authenticate: DPoP …\` elsewhere); \`use_dpop_nonce\` means: retry once with the nonce in the \`DPoP-Nonce\` response header. A code can be bound to your key with \`dpop_jkt\` at the authorization endpoint.`,
     `- **MCP**: ${inputs.mcpUrl}, Streamable HTTP in stateless mode (POST JSON-RPC; no session id; GET answers 405). Without a token you get the public tools, and calling a member tool answers HTTP 401 with \`WWW-Authenticate: Bearer resource_metadata=…, scope=…\`: start the authorization-code flow below. With a member token you also get the member tools; calling one whose scopes the token lacks answers HTTP 403 with \`WWW-Authenticate: Bearer error="insufficient_scope", scope=…, resource_metadata=…\`: authorize again asking for every scope in \`scope\` (step-up). An operator token gets the public tools only; a member tool called with one returns the tool error \`insufficient_scope\`. The member is the token's \`sub\` (the user id userinfo reports).`,
     `- **Member GraphQL**: \`POST ${inputs.memberGraphqlUrl}\` with JSON \`{"query": "…"}\`; a member token with \`account:read\` (reads) or \`account:write\` (${variant === 'A' ? 'the three notification mutations' : 'writes'}).`,
     ...(inputs.adminApiContractUrl ? [`- **Admin API** (operator tokens): see ${inputs.adminApiContractUrl}.`] : []),
