@@ -155,6 +155,8 @@ class SchemaValues {
 
 const PATH_ID_HOSTILE = ['0', '-1', '1.5', '1e3', '00001', '2147483648', '9'.repeat(40), 'abc', '%2F', '..', '%2e%2e', '%00', '%zz', '%', 'null', '[]', '{}', '1;DROP', "1'", '1%20OR%201%3D1', 'NaN', '0x10', '+1', '%201', '1%0A'];
 
+const GRANT_ID_HOSTILE = ['p1', 'c1', 'A'.repeat(22), 'A'.repeat(64), 'A'.repeat(65), 'x'.repeat(5000), '%E2%80%AE', '%F0%9F%98%80', 'a%2Fb', 'a.b', '*', '%25', '%20', "'%20OR%20'1'%3D'1"];
+
 export function adminRequests(fx: FuzzFixtures): fc.Arbitrary<FuzzRequest> {
   const { operations, document } = loadOperations();
   const protectedUsers = new Set(fx.protectedUserIds.map(String));
@@ -166,6 +168,13 @@ export function adminRequests(fx: FuzzFixtures): fc.Arbitrary<FuzzRequest> {
   );
   const operation = fc.constantFrom(...operations);
   const pathValue = (parameter: string, choices: Choices): string => {
+    // Grant ids are opaque strings: known ones (this site's and the other site's), then malformed and hostile ones.
+    if (parameter === 'grantId') {
+      const roll = choices.below(20);
+      if (roll < 12 && fx.knownGrantIds.length > 0) return encodeURIComponent(choices.pick(fx.knownGrantIds) ?? '');
+      if (roll < 15) return choices.pick(GRANT_ID_HOSTILE) ?? '';
+      return choices.pick(PATH_ID_HOSTILE) ?? '0';
+    }
     const known = parameter === 'clientId' ? fx.knownClientIds : (fx.knownIds[parameter] ?? []).map(String);
     const roll = choices.below(20);
     if (roll < 12 && known.length > 0) return encodeURIComponent(choices.pick(known) ?? '1');

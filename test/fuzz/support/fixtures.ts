@@ -101,6 +101,8 @@ export interface FuzzFixtures {
   knownIds: Record<string, number[]>;
   /** Client ids an admin path may name (not those of the fixtures' own clients). */
   knownClientIds: string[];
+  /** Grant ids (token families): this site's, including one of a member the admin API may revoke, and the other site's. */
+  knownGrantIds: string[];
   vendorNames: string[];
   /** Slugs of the demo school's courses and node ids of the member's notifications, for tool arguments. */
   courseSlugs: string[];
@@ -175,6 +177,9 @@ export async function startFuzzServer(scratch: ScratchDatabase): Promise<FuzzFix
     tokens.otherSiteMember = await memberToken(scratch.db, otherSite, otherMember);
   }
   const spent = await spentCredentials(scratch, site, clients.memberPublic, member);
+  // A connected app of a member that is not protected, so revokeMemberConnectedApp can succeed too.
+  if (otherMember) await memberToken(scratch.db, site, otherMember, 'openid profile');
+  const grantRows = (await scratch.db('token_pairs').whereIn('site_id', [site.id, otherSite.id]).distinct('grant_id')) as Array<{ grant_id: string }>;
 
   const knownIds: Record<string, number[]> = {};
   const tables: Record<string, string> = {
@@ -228,6 +233,7 @@ export async function startFuzzServer(scratch: ScratchDatabase): Promise<FuzzFix
     tokens,
     spent,
     knownIds,
+    knownGrantIds: grantRows.map((row) => row.grant_id),
     knownClientIds: [DEMO_CLIENTS.member.clientId, DEMO_CLIENTS.operator.clientId, 'vendor-claude', 'vendor-chatgpt', 'vendor-cursor'],
     vendorNames: ['Claude', 'ChatGPT', 'Cursor'],
     courseSlugs,
