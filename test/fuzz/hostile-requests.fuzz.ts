@@ -26,6 +26,7 @@ import { expect } from 'chai';
 import type fc from 'fast-check';
 import { adminRequests } from './families/admin.js';
 import { graphqlRequests } from './families/graphql.js';
+import { logoutRequests } from './families/logout.js';
 import { mcpRequests } from './families/mcp.js';
 import { authorizeRequests, registrationRequests, revocationRequests, tokenRequests, userinfoRequests } from './families/oauth.js';
 import { transportRequests } from './families/transport.js';
@@ -65,6 +66,8 @@ const FAMILIES: ReadonlyArray<{ family: Family; weight: number; title: string; b
   { family: 'mcp', weight: 14, title: '/mcp, both protocol eras', build: mcpRequests },
   { family: 'transport', weight: 5, title: 'raw HTTP/1.1 abuse of every path', build: transportRequests },
   { family: 'admin', weight: 18, title: 'the admin API', build: adminRequests },
+  // Last, so the families before it keep their seeds; it reads no row the admin family may change.
+  { family: 'logout', weight: 5, title: 'GET|POST /oauth/logout and its confirmation (no session)', build: logoutRequests },
 ];
 const TOTAL_WEIGHT = FAMILIES.reduce((sum, entry) => sum + entry.weight, 0);
 /** FUZZ_ONLY=admin,mcp runs some families only (their shares stay what they are in a full run). */

@@ -23,6 +23,9 @@ export class UntrustedLogoutError extends PageError {
   }
 }
 
+/** Browsers and proxies take request targets of 8 KiB; an id_token_hint is well under 2 KiB. */
+const MAX_RETRY_LOCATION = 8 * 1024;
+
 /** The CSRF token of the confirmation form: bound to the session's secret, for this purpose only. */
 const CSRF_PURPOSE = 'end-session';
 
@@ -98,9 +101,11 @@ export const checkPostLogoutRedirectUri = step<LogoutFlow>('check post_logout_re
 export const retryCookielessPostAsGet = step<LogoutFlow>('retry a cookieless POST as a GET', (flow) => {
   const { ctx } = flow;
   if (ctx.method !== 'POST' || readSessionCookies(ctx, flow.site.origin).length > 0) return;
+  const location = `${LOGOUT_PATHS.endSession}?${new URLSearchParams([...flow.params]).toString()}`;
+  if (location.length > MAX_RETRY_LOCATION) throw new UntrustedLogoutError('This sign-out request is too long to continue. Return to the application and try again.');
   setPageSecurityHeaders(ctx);
   ctx.status = 303;
-  ctx.set('Location', `${LOGOUT_PATHS.endSession}?${new URLSearchParams([...flow.params]).toString()}`);
+  ctx.set('Location', location);
   ctx.type = 'text/plain; charset=utf-8';
   ctx.body = 'Continuing the sign-out.';
   flow.finished = true;

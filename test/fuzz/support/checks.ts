@@ -259,6 +259,18 @@ function authorizeProblem(response: FuzzResponse): string | null {
   return oauthErrorProblem(response) === null ? null : `neither a redirect, an HTML page nor an OAuth JSON error (Content-Type "${header(response, 'content-type')}")`;
 }
 
+/**
+ * The end_session endpoint: no fuzz client registered a post-logout address, so the only redirect allowed is a
+ * cookieless POST sent back to the endpoint as a GET; otherwise an HTML page or an OAuth JSON error.
+ */
+function logoutProblem(response: FuzzResponse): string | null {
+  if (response.status >= 300 && response.status < 400) {
+    const location = header(response, 'location');
+    return location.startsWith('/oauth/logout?') ? null : `a ${response.status} redirect to ${location || '(no Location)'}: an open redirect`;
+  }
+  return authorizeProblem(response);
+}
+
 /** Whether the answer is Node's own refusal of a request it could not parse (no body, no app headers). */
 function isBareNodeRefusal(response: FuzzResponse): boolean {
   return [400, 413, 414, 431, 505].includes(response.status) && response.text === '' && response.requestId === null;
@@ -287,6 +299,9 @@ export function formatViolation(family: Family, request: FuzzRequest, response: 
       break;
     case 'authorize':
       problem = authorizeProblem(response);
+      break;
+    case 'logout':
+      problem = logoutProblem(response);
       break;
     case 'graphql':
       problem = graphqlProblem(response);

@@ -6,9 +6,9 @@
 import http from 'node:http';
 import net from 'node:net';
 
-export type Family = 'token' | 'revocation' | 'registration' | 'authorize' | 'userinfo' | 'graphql' | 'mcp' | 'admin' | 'transport';
+export type Family = 'token' | 'revocation' | 'registration' | 'authorize' | 'userinfo' | 'graphql' | 'mcp' | 'admin' | 'transport' | 'logout';
 
-export const FAMILIES: readonly Family[] = ['token', 'revocation', 'registration', 'authorize', 'userinfo', 'graphql', 'mcp', 'admin', 'transport'];
+export const FAMILIES: readonly Family[] = ['token', 'revocation', 'registration', 'authorize', 'userinfo', 'graphql', 'mcp', 'admin', 'transport', 'logout'];
 
 /** What the row-count property allows a request to change. */
 export type WritePolicy =
