@@ -14,6 +14,7 @@ import { expect } from 'chai';
 import ts from 'typescript';
 import { createUser, type User } from '../src/accounts/users.js';
 import { grantRole, type Role } from '../src/accounts/roles.js';
+import { insertPair, newGrantId } from '../src/oauth/tokens/store.js';
 import { html, Html, joinHtml, safeUrl, trustedHtml } from '../src/pages/html.js';
 import { AdminApi, issueToken, type Schemas } from './support/admin.js';
 import { browserRequest, buildAuthorizationUrl, CookieJar, createPkcePair, findForm, type BrowserAnswer } from './support/authorize-flow.js';
@@ -442,6 +443,32 @@ describe('html: every page with hostile operator data', () => {
       expectSafePage(await rawGet(origin, '/admin/"><script>alert(1)</script>', jar), 'admin-error', 404, ['/admin/&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;']);
       const notAllowed = await fetch(new URL('/admin/settings', origin), { method: 'DELETE', headers: { cookie: jar.header(origin) ?? '' }, redirect: 'manual' });
       expectSafePage({ kind: 'page', url: new URL('/admin/settings', origin), status: notAllowed.status, html: await notAllowed.text(), response: notAllowed }, 'admin-error', 405);
+    });
+
+    it('the connected-apps pages: sign-in, the list with a hostile application and member, a refused disconnect, and the admin page of an application grants', async () => {
+      const client: { id: number } = await scratch().db('oauth_clients').where({ site_id: server.siteA.id, client_id: memberApp.clientId }).first('id');
+      const { pair } = await insertPair(scratch().db, { grantId: newGrantId(), siteId: server.siteA.id, clientRef: client.id, userId: member.id, scopes: ['openid', 'account:read'], resource: origin, schoolId: server.siteA.id, authTime: new Date() });
+      const jar = new CookieJar();
+      const signIn = expectSafePage(await browserRequest(jar, new URL('/connected-apps', origin)), 'connected-apps-sign-in', 200, [`Sign in to ${siteNameShown}</h1>`]);
+      const refused = expectSafePage(await post(jar, signIn, '/connected-apps/sign-in', [['email', hostileEmail('nobody')], ['password', 'wrong-password']]), 'connected-apps-sign-in', 400, [hostileEmailShown('nobody')]);
+      const signedIn = await post(jar, refused, '/connected-apps/sign-in', [['email', member.email], ['password', PASSWORD]]);
+      expect(signedIn.kind === 'redirect' && signedIn.location.pathname).to.equal('/connected-apps');
+      const list = expectSafePage(await browserRequest(jar, new URL('/connected-apps', origin)), 'connected-apps', 200, [
+        `<h2>Member app ${HOSTILE_SHOWN}</h2>`,
+        `Signed in as <strong>Member ${HOSTILE_SHOWN}</strong> (${hostileEmailShown('member')})`,
+        `<p class="site">${siteNameShown}</p>`,
+      ]);
+      expectSafePage(await post(jar, list, '/connected-apps/disconnect', [['grant_id', HOSTILE]]), 'connected-apps-error', 404);
+      const adminJar = new CookieJar();
+      const grantsPath = `/admin/developers/oauth-applications/${encodeURIComponent(memberApp.clientId)}/grants`;
+      const adminSignIn = expectSafePage(await browserRequest(adminJar, new URL(grantsPath, origin)), 'admin-sign-in', 200);
+      const adminSignedIn = await post(adminJar, adminSignIn, '/admin/sign-in', [['email', owner.email], ['password', PASSWORD]]);
+      expect(adminSignedIn.kind === 'redirect' && adminSignedIn.location.pathname).to.equal(grantsPath);
+      expectSafePage(await browserRequest(adminJar, new URL(grantsPath, origin)), 'admin-application-grants', 200, [
+        `<h1>Member app ${HOSTILE_SHOWN}: connected members</h1>`,
+        `<td>Member ${HOSTILE_SHOWN} (${hostileEmailShown('member')})</td>`,
+        `data-grant="${pair.grantId}"`,
+      ]);
     });
   });
 });
