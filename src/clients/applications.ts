@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { clientNameKey } from '../oauth/registration/vendor-platforms.js';
+import { endGrantsWhere } from '../oauth/logout/end-grant.js';
 import { revokePairsWhere } from '../oauth/tokens/store.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
 import { sha256Hex } from '../shared/random.js';
@@ -287,11 +288,12 @@ export async function deleteApplication(db: Database, siteId: number, clientId: 
 
 /**
  * Revokes every live token pair of an application at once (RFC 7009 2.1 semantics, for the operator): each token is
- * refused from its next presentation on. The application stays and may get new tokens.
+ * refused from its next presentation on, and each grant that ends sends the application its back-channel logout
+ * notice. The application stays and may get new tokens.
  */
 export async function revokeApplicationTokens(db: Database, siteId: number, clientId: string): Promise<{ application: Application; revokedPairs: number }> {
   const application = await requireApplication(db, siteId, clientId);
-  const revokedPairs = await revokePairsWhere(db, { client_ref: application.client.ref, site_id: siteId }, 'revoked');
+  const revokedPairs = await endGrantsWhere(db, siteId, (pairs) => pairs.where({ client_ref: application.client.ref }), 'revoked');
   return { application, revokedPairs };
 }
 
