@@ -4,6 +4,7 @@
  * and revoke the same through the admin API and the admin area; last_used_at moves at most once an hour per pair.
  */
 import { expect } from 'chai';
+import { grantRole } from '../src/accounts/roles.js';
 import type { User } from '../src/accounts/users.js';
 import { SCOPE_WORDING } from '../src/oauth/authorize/scope-wording.js';
 import { LAST_USED_RESOLUTION_MS } from '../src/oauth/tokens/last-used.js';
@@ -330,5 +331,63 @@ describeEachDatabase('connected apps: the member page, the admin API and last us
       const after = pageOf(await browserRequest(jar, revoked.location));
       expect(after.html).to.include('was revoked').and.not.include(`data-grant="${grantId}"`);
     });
+  });
+});
+
+describeEachDatabase('connected apps: variant B, and one site never shows or ends another site’s grants', (scratch) => {
+  let server: TestServer;
+  const db = () => scratch().db;
+
+  before(async () => {
+    server = await startTestServer(scratch(), { variant: 'B' });
+  });
+  after(() => server.stop());
+
+  async function signedInList(origin: string, user: User): Promise<{ jar: CookieJar; page: Extract<BrowserAnswer, { kind: 'page' }> }> {
+    const jar = new CookieJar();
+    const url = new URL('/connected-apps', origin);
+    const signIn = pageOf(await browserRequest(jar, url));
+    const form = findForm(signIn.html, '/connected-apps/sign-in');
+    if (!form) throw new Error('no sign-in form');
+    const answer = await submitForm(jar, url, form, { email: user.email, password: PASSWORD });
+    if (answer.kind !== 'redirect') throw new Error(`sign-in answered ${answer.status}: ${answer.html.slice(0, 500)}`);
+    return { jar, page: pageOf(await browserRequest(jar, answer.location)) };
+  }
+
+  /** Authorizes `app` for `user` at `origin` through the pages and the token endpoint; answers the grant id. */
+  async function approve(origin: string, app: TestClient, user: User): Promise<string> {
+    const { verifier, challenge } = createPkcePair();
+    const { code } = await authorizeViaPages({ origin, clientId: app.client.clientId, redirectUri: REDIRECT_URI, scope: 'openid account:read', email: user.email, password: PASSWORD, codeChallenge: challenge });
+    const tokens = await postForm(`${origin}/api/oauth/token`, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: verifier, client_id: app.client.clientId, resource: origin });
+    expect(tokens.status, JSON.stringify(tokens.body)).to.equal(200);
+    const rows: Array<{ grant_id: string }> = await db()('token_pairs').where({ client_ref: app.client.ref }).select('grant_id');
+    return rows[0]?.grant_id ?? '';
+  }
+
+  async function livePairs(grantId: string): Promise<number> {
+    const rows: Array<{ id: number }> = await db()('token_pairs').where({ grant_id: grantId }).whereNull('revoked_at').select('id');
+    return rows.length;
+  }
+
+  it('lists each grant at its own site only; disconnecting one site’s grant at the other site is a 404 and it stays live', async () => {
+    const member = await makeUser(db(), server.siteA, ['student'], 'Bea Both');
+    await grantRole(db(), server.siteB.id, member.id, 'student');
+    const alpha = await makeClient(db(), server.siteA, { audience: 'member', confidential: false, scopes: ['openid', 'profile', 'account:read'], name: 'Alpha Helper' });
+    const beta = await makeClient(db(), server.siteB, { audience: 'member', confidential: false, scopes: ['openid', 'profile', 'account:read'], name: 'Beta Helper' });
+    const alphaGrant = await approve(server.siteA.origin, alpha, member);
+    const betaGrant = await approve(server.siteB.origin, beta, member);
+
+    const atA = await signedInList(server.siteA.origin, member);
+    expect(grantIdsOn(atA.page.html)).to.deep.equal([alphaGrant]);
+    expect(atA.page.html).to.include('Alpha Helper').and.not.include('Beta Helper');
+    const atB = await signedInList(server.siteB.origin, member);
+    expect(grantIdsOn(atB.page.html)).to.deep.equal([betaGrant]);
+
+    const form = findForm(atB.page.html, '/connected-apps/disconnect');
+    if (!form) throw new Error('no disconnect form at B');
+    const foreign = pageOf(await submitForm(atB.jar, atB.page.url, form, { grant_id: alphaGrant }));
+    expect(foreign.status).to.equal(404);
+    expect(await livePairs(alphaGrant)).to.equal(1);
+    expect(await livePairs(betaGrant)).to.equal(1);
   });
 });
