@@ -379,6 +379,28 @@ describe('html: every page with hostile operator data', () => {
       expectSafePage(await browserRequest(jar, authorizeUrl(refusedDocumentClientId, `https://elsewhere.example/${HOSTILE}`, 'openid')), 'error', 400);
     });
 
+    it('the sign-out pages: the confirmation, signed out, and the error page that names the application', async () => {
+      const jar = new CookieJar();
+      const signIn = expectSafePage(await browserRequest(jar, authorizeUrl(memberApp.clientId, 'http://127.0.0.1:8765/callback', 'openid')), 'sign-in', 200);
+      expectSafePage(await post(jar, signIn, '/oauth/authorize/sign-in', [['email', member.email], ['password', PASSWORD]]), 'consent', 200);
+      const logout = new URL('/oauth/logout', origin);
+      logout.searchParams.set('client_id', memberApp.clientId);
+      logout.searchParams.set('state', HOSTILE);
+      logout.searchParams.set('ui_locales', HOSTILE);
+      const confirm = expectSafePage(await browserRequest(jar, logout), 'sign-out', 200, [
+        `Sign out of ${siteNameShown}?</h1>`,
+        `<strong>Member app ${HOSTILE_SHOWN}</strong> asked to sign you out.`,
+        `You are signed in as <strong>${hostileEmailShown('member')}</strong>`,
+      ]);
+      expectSafePage(await post(jar, confirm, '/oauth/logout/confirm', [['client_id', memberApp.clientId]]), 'signed-out', 200, [`You are signed out of ${siteNameShown}</h1>`, `<strong>Member app ${HOSTILE_SHOWN}</strong>`]);
+      const unknown = new URL('/oauth/logout', origin);
+      unknown.searchParams.set('client_id', HOSTILE);
+      expectSafePage(await browserRequest(jar, unknown), 'error', 400, [`The application ${HOSTILE_SHOWN} is not known at ${siteNameShown}.`]);
+      const hint = new URL('/oauth/logout', origin);
+      hint.searchParams.set('id_token_hint', HOSTILE);
+      expectSafePage(await browserRequest(jar, hint), 'error', 400);
+    });
+
     it('the pages of a vendor platform and of a Client ID Metadata Document client that names itself', async () => {
       expectSafePage(await browserRequest(new CookieJar(), authorizeUrl(vendorApp.clientId, 'https://vendor.example/cb', 'openid')), 'sign-in', 200, [`<strong>Vendor ${HOSTILE_SHOWN}</strong>`]);
       const jar = new CookieJar();
