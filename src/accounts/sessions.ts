@@ -135,8 +135,4 @@ export async function signInOnSession(db: Database, session: SignInSession, prev
   return isSignedIn(fresh) ? { token, session: fresh } : null;
 }
 
-/** Ends a session ("sign in as someone else", sign-out): its cookie stops working at once. */
-export async function endSession(db: Database, sessionId: number): Promise<void> {
-  const now = new Date();
-  await db('sign_in_sessions').where({ id: sessionId }).whereNull('revoked_at').update({ revoked_at: now, updated_at: now });
-}
+// A session ends through signOutSession (src/oauth/logout/sign-out.ts), which also tells the applications it approved.
