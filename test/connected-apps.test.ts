@@ -221,6 +221,21 @@ describeEachDatabase('connected apps: the member page, the admin API and last us
     });
   });
 
+  describe('last use counts a refresh', () => {
+    it('stamps the refreshed pair with its creation time, with no statement of its own (the INSERT carries it)', async () => {
+      const tokens = await authorize(member, studyBuddy, 'openid profile');
+      const before = Date.now();
+      const refreshed = await refresh(studyBuddy, tokens.refresh_token);
+      expect(refreshed.status).to.equal(200);
+      const { createHash } = await import('node:crypto');
+      const hash = createHash('sha256').update((refreshed.body as unknown as Tokens).access_token).digest('hex');
+      const row: { last_used_at: unknown; created_at: unknown } = await db()('token_pairs').where({ access_token_hash: hash }).first('last_used_at', 'created_at');
+      const asDate = (value: unknown) => new Date(value instanceof Date ? value.getTime() : typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : String(value));
+      expect(asDate(row.last_used_at).getTime()).to.equal(asDate(row.created_at).getTime());
+      expect(asDate(row.last_used_at).getTime()).to.be.at.least(before - 1000);
+    });
+  });
+
   describe('the admin API', () => {
     let tokens: Tokens;
     let grantId: string;
