@@ -63,6 +63,7 @@ describe('admin API contract (openapi/admin.yaml)', () => {
       'updateOAuthApplication',
       'deleteOAuthApplication',
       'rotateOAuthApplicationSecret',
+      'revokeOAuthApplicationTokens',
       'reviewOAuthApplication',
       'listOAuthApplicationGrants',
     ]);

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import type { ClientSettingsInput } from '../../clients/client-settings.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS, type OAuthClient, type TokenEndpointAuthMethod } from '../../clients/clients.js';
+import { ValidationError } from '../../shared/errors.js';
 import { CliError, table, withDatabase, type CommandResult } from '../runtime.js';
 import type { Runner } from '../program.js';
 
@@ -131,6 +132,9 @@ export function registerClientCommands(program: Command, run: Runner): void {
           scopes: options.scope.flatMap(parseScopeString),
           redirectUris: options.redirectUri,
           settings,
+        }).catch((error: unknown) => {
+          // The CLI has always named refused client metadata with the registration error (RFC 7591 3.2.2).
+          throw error instanceof ValidationError ? new ValidationError(error.message, error.problems, 'invalid_client_metadata') : error;
         });
         const created = application.client;
         const what = created.kind === 'service' ? 'service client' : `${created.confidential ? 'confidential' : 'public'} ${created.audience} client`;
