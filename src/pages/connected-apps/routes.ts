@@ -13,6 +13,7 @@ import type { SiteContext, SiteState } from '../../http/state.js';
 import { PageError, TooManyAttemptsError } from '../../oauth/authorize/errors.js';
 import { SIGN_IN_FAILED_MESSAGE } from '../../oauth/authorize/sign-in-endpoint.js';
 import type { Services } from '../../services.js';
+import { ValidationError } from '../../shared/errors.js';
 import { CONNECTED_APPS_PATHS } from './paths.js';
 import { connectedAppsErrorPage, connectedAppsPage, connectedAppsSignInPage } from './view.js';
 
@@ -26,6 +27,8 @@ import { connectedAppsErrorPage, connectedAppsPage, connectedAppsSignInPage } fr
 /** CSRF purposes: the sign-in form (anonymous session) and the Disconnect buttons (signed-in session). */
 const SIGN_IN_CSRF = 'connected-apps:sign-in';
 const LIST_CSRF = 'connected-apps:list';
+
+const PAGE_SIZE = 50;
 
 const DISCONNECTED = 'The application was disconnected: its access has ended.';
 
@@ -79,10 +82,15 @@ export function connectedAppsRoutes(services: Services): Router<SiteState> {
         return;
       }
       const user = await getUserAt(db, site.id, session.userId);
-      // Every grant of the member fits one page in practice; a member with more sees the newest hundred.
-      const { apps } = await listMemberConnectedApps(db, site.id, user.id, { limit: 100 });
+      const cursor = typeof ctx.query.after === 'string' ? ctx.query.after : undefined;
+      const { apps, nextCursor } = await listMemberConnectedApps(db, site.id, user.id, { limit: PAGE_SIZE, ...(cursor === undefined ? {} : { cursor }) }).catch((error: unknown) => {
+        // A stale or mangled "More applications" link starts again from the first page.
+        if (!(error instanceof ValidationError && error.code === 'invalid_cursor')) throw error;
+        return listMemberConnectedApps(db, site.id, user.id, { limit: PAGE_SIZE });
+      });
+      const nextPage = nextCursor === null ? null : `${CONNECTED_APPS_PATHS.list}?after=${encodeURIComponent(nextCursor)}`;
       const ok = ctx.query.disconnected === '1' ? DISCONNECTED : null;
-      sendPage(ctx, 200, connectedAppsPage({ site, user, apps, csrfToken: sessionCsrfToken(session, LIST_CSRF), ok }));
+      sendPage(ctx, 200, connectedAppsPage({ site, user, apps, nextPage, csrfToken: sessionCsrfToken(session, LIST_CSRF), ok }));
     } catch (error) {
       sendError(ctx, error);
     }

@@ -58,6 +58,8 @@ export interface ConnectedAppsPageInput {
   site: Site;
   user: User;
   apps: readonly ConnectedApp[];
+  /** The next page of the list, when there is one. */
+  nextPage?: string | null;
   csrfToken: string;
   /** Shown after a disconnect. */
   ok?: string | null;
@@ -83,6 +85,7 @@ ${joinHtml(
 <div class="account">Signed in as <strong>${user.name}</strong> (${user.email}).</div>
 ${input.ok ? html`<p class="ok" role="status">${input.ok}</p>` : ''}
 ${list}
+${input.nextPage ? html`<p><a href="${safeUrl(input.nextPage)}" rel="next">More applications</a></p>` : ''}
 <p class="fine">Disconnecting an application ends its access at once: every token you gave it stops working and it is told
 you disconnected it. To use it again, approve it again from the application.</p>`,
   );
