@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWK } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { revokeApplicationTokens } from '../src/clients/applications.js';
+import { prune } from '../src/housekeeping/prune.js';
 import { revokeRole } from '../src/people/members.js';
 import type { User } from '../src/accounts/users.js';
 import { idTokenSigner } from '../src/oauth/id-token.js';
@@ -473,6 +474,21 @@ describe('logout', () => {
       await postForm(as.revocation_endpoint ?? '', { token: literal.refreshToken, client_id: literalApp.client.clientId });
       await deliverDueLogouts(db());
       expect((await deliveriesOf(literalApp))[0]?.last_error).to.match(/not a public address/);
+    });
+
+    itA('the prune deletes delivered and abandoned notices after the retention, never a pending one', async () => {
+      const counts = async () => ({
+        finished: Number((await db()('logout_deliveries').where((q) => q.whereNotNull('delivered_at').orWhereNotNull('abandoned_at')).count({ n: '*' }).first())?.n),
+        pending: Number((await db()('logout_deliveries').whereNull('delivered_at').whereNull('abandoned_at').count({ n: '*' }).first())?.n),
+      });
+      const before = await counts();
+      expect(before.finished).to.be.above(0);
+      expect(before.pending).to.be.above(0);
+      const report = await prune(db(), { now: new Date(Date.now() + 3 * 24 * 60 * 60 * 1000), retentionDays: 7 });
+      expect(report.deleted.logout_deliveries).to.equal(0);
+      const later = await prune(db(), { now: new Date(Date.now() + 8 * 24 * 60 * 60 * 1000), retentionDays: 7 });
+      expect(later.deleted.logout_deliveries).to.equal(before.finished);
+      expect(await counts()).to.deep.equal({ finished: 0, pending: before.pending });
     });
   });
 });
