@@ -3,7 +3,10 @@ import { expect } from 'chai';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWK } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { revokeApplicationTokens } from '../src/clients/applications.js';
+import { ConfigError, loadConfig } from '../src/config/config.js';
 import { prune } from '../src/housekeeping/prune.js';
+import { startLogoutDeliveryJob } from '../src/oauth/logout/delivery-job.js';
+import { createLogger } from '../src/shared/logger.js';
 import { revokeRole } from '../src/people/members.js';
 import type { User } from '../src/accounts/users.js';
 import { idTokenSigner } from '../src/oauth/id-token.js';
@@ -474,6 +477,24 @@ describe('logout', () => {
       await postForm(as.revocation_endpoint ?? '', { token: literal.refreshToken, client_id: literalApp.client.clientId });
       await deliverDueLogouts(db());
       expect((await deliveriesOf(literalApp))[0]?.last_error).to.match(/not a public address/);
+    });
+
+    itA('the delivery job of a server delivers a queued notice off the request path, and stops cleanly', async () => {
+      expect(loadConfig({}).logoutDeliveryIntervalSeconds).to.equal(5);
+      expect(loadConfig({ SCHOOLGATE_LOGOUT_DELIVERY_INTERVAL_SECONDS: '0' }).logoutDeliveryIntervalSeconds).to.equal(0);
+      expect(() => loadConfig({ SCHOOLGATE_LOGOUT_DELIVERY_INTERVAL_SECONDS: 'often' })).to.throw(ConfigError, /SCHOOLGATE_LOGOUT_DELIVERY_INTERVAL_SECONDS/);
+      const { uri, got } = serveReceiver('job');
+      const jobApp = await newApp('Job app', uri);
+      const tokens = await signIn(new CookieJar(), jobApp);
+      const job = startLogoutDeliveryJob(db(), createLogger('silent'), { intervalSeconds: 1 });
+      try {
+        await postForm(as.revocation_endpoint ?? '', { token: tokens.refreshToken, client_id: jobApp.client.clientId });
+        for (let waited = 0; got.length === 0 && waited < 30_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+      } finally {
+        await job.stop();
+      }
+      expect(got).to.have.length(1);
+      expect((await deliveriesOf(jobApp))[0]?.delivered_at).to.not.equal(null);
     });
 
     itA('the prune deletes delivered and abandoned notices after the retention, never a pending one', async () => {
