@@ -160,7 +160,7 @@ const GRANT_ID_HOSTILE = ['p1', 'c1', 'A'.repeat(22), 'A'.repeat(64), 'A'.repeat
 export function adminRequests(fx: FuzzFixtures): fc.Arbitrary<FuzzRequest> {
   const { operations, document } = loadOperations();
   const protectedUsers = new Set(fx.protectedUserIds.map(String));
-  const tokens = [fx.tokens.operatorFull, fx.tokens.operatorRead, fx.tokens.memberFull, fx.tokens.otherSiteMember, fx.spent.revokedAccessToken].filter((token) => token !== '');
+  const tokens = [fx.tokens.operatorFull, fx.tokens.operatorRead, fx.tokens.memberFull, fx.tokens.otherSiteMember, fx.tokens.service, fx.spent.revokedAccessToken].filter((token) => token !== '');
   const token = fc.oneof(
     { arbitrary: fc.constant<'full' | 'read' | 'member' | 'none'>('full'), weight: 10 },
     { arbitrary: fc.constant<'full' | 'read' | 'member' | 'none'>('read'), weight: 4 },

@@ -36,13 +36,13 @@ function either<T>(right: fc.Arbitrary<T>, hostile: fc.Arbitrary<T>, rightWeight
 function clientIds(fx: FuzzFixtures): fc.Arbitrary<string> {
   const { clients } = fx;
   return either(
-    fc.constantFrom(clients.memberPublic.client.clientId, clients.memberConfidential.client.clientId, clients.operatorPublic.client.clientId, clients.operatorConfidential.client.clientId, 'vendor-claude', 'demo-operator-console'),
+    fc.constantFrom(clients.memberPublic.client.clientId, clients.memberConfidential.client.clientId, clients.operatorPublic.client.clientId, clients.operatorConfidential.client.clientId, fx.service.clientId, 'vendor-claude', 'demo-operator-console'),
     fc.oneof(hostileString, fc.constantFrom('https://evil.example/client.json', 'https://127.0.0.1/client.json', 'https://localhost:1/x', 'http://evil.example/c', `${fx.origin}/client.json`)),
   );
 }
 
 function clientSecrets(fx: FuzzFixtures): fc.Arbitrary<string> {
-  const secrets = [fx.clients.memberConfidential.secret, fx.clients.operatorConfidential.secret, DEMO_CLIENTS.operator.clientSecret].filter((secret): secret is string => secret !== null);
+  const secrets = [fx.clients.memberConfidential.secret, fx.clients.operatorConfidential.secret, fx.service.secret, DEMO_CLIENTS.operator.clientSecret].filter((secret): secret is string => secret !== null);
   return either(fc.constantFrom(...secrets), hostileString);
 }
 
@@ -83,7 +83,7 @@ export function tokenRequests(fx: FuzzFixtures): fc.Arbitrary<FuzzRequest> {
     code_verifier: either(fc.oneof(fc.constant(fx.spent.usedCodeVerifier), fc.stringMatching(/^[A-Za-z0-9._~-]{43,128}$/)), hostileString),
     resource: either(fc.constantFrom(fx.origin, fx.otherSite.origin, `${fx.origin}/`, fx.origin.toUpperCase()), hostileString),
     refresh_token: either(fc.oneof(fc.constant(fx.spent.rotatedRefreshToken), fc.stringMatching(/^sgr_[A-Za-z0-9_-]{43}$/)), hostileString),
-    scope: either(fc.constantFrom('openid', 'openid account:read account:write', 'school:write', 'account:read school:read'), hostileString),
+    scope: either(fc.constantFrom('openid', 'openid account:read account:write', 'school:write', 'account:read school:read', 'school:read posts:write', 'school:read root'), hostileString),
   };
   // RFC 9449 5: hostile DPoP proofs beside the client credentials.
   const headers = fc.tuple(authorizationHeaders(fx), dpopHeaders(fx, 'POST', '/api/oauth/token', 20)).map(([authorization, dpop]) => [...authorization, ...dpop]);

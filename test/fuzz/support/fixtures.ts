@@ -7,6 +7,7 @@
 import { Writable } from 'node:stream';
 import { grantRole } from '../../../src/accounts/roles.js';
 import { findUserByEmail, type User } from '../../../src/accounts/users.js';
+import { createClient, serviceClientScopes } from '../../../src/clients/clients.js';
 import { scopesForAudience } from '../../../src/clients/scopes.js';
 import { buildDemoDocument, DEMO_CLIENTS, DEMO_LOGINS } from '../../../src/demo/demo-school.js';
 import { importSiteDocument } from '../../../src/import/import-site.js';
@@ -17,7 +18,7 @@ import { createSite, type Site } from '../../../src/sites/sites.js';
 import type { ScratchDatabase } from '../../support/databases.js';
 import { issueToken } from '../../support/admin.js';
 import { memberToken } from '../../support/member-api.js';
-import { discover, exchangeCode, issueCode, makeClient, REDIRECT_URI, type TestClient } from '../../support/oauth-fixtures.js';
+import { discover, exchangeCode, issueCode, makeClient, postForm, REDIRECT_URI, type TestClient } from '../../support/oauth-fixtures.js';
 import { testConfig } from '../../support/server.js';
 import type { Target } from './http-client.js';
 
@@ -76,6 +77,8 @@ export interface FuzzFixtures {
     operatorPublic: TestClient;
     operatorConfidential: TestClient;
   };
+  /** A service client (client_credentials) with every admin scope. */
+  service: { clientId: string; secret: string };
   tokens: {
     /** Member token with openid profile email account:read account:write. */
     memberFull: string;
@@ -89,6 +92,8 @@ export interface FuzzFixtures {
     operatorRead: string;
     /** A member token of the other site (bound to its origin). */
     otherSiteMember: string;
+    /** The service client's client_credentials token: no user, every admin scope. */
+    service: string;
   };
   /** Credentials that are already spent: replaying them takes the reuse-detection paths. */
   spent: {
@@ -141,6 +146,19 @@ async function spentCredentials(scratch: ScratchDatabase, site: Site, app: TestC
 }
 
 /** Starts the server on the scratch database and builds the fixtures; `stop` in the suite's after hook. */
+/** A service client of the site, with its secret (RFC 6749 4.4). */
+async function serviceClient(scratch: ScratchDatabase, site: Site): Promise<{ clientId: string; secret: string }> {
+  const { client, clientSecret } = await createClient(scratch.db, site.id, { name: 'Fuzz service', audience: 'operator', confidential: true, kind: 'service', scopes: serviceClientScopes(), redirectUris: [] });
+  if (clientSecret === null) throw new Error('a service client gets a secret');
+  return { clientId: client.clientId, secret: clientSecret };
+}
+
+async function serviceToken(site: Site, service: { clientId: string; secret: string }): Promise<string> {
+  const answer = await postForm(`${site.origin}/api/oauth/token`, { grant_type: 'client_credentials', client_id: service.clientId, client_secret: service.secret });
+  if (typeof answer.body.access_token !== 'string') throw new Error(`no service token: ${JSON.stringify(answer.body)}`);
+  return answer.body.access_token;
+}
+
 export async function startFuzzServer(scratch: ScratchDatabase): Promise<FuzzFixtures> {
   const errorLog = new ErrorLog();
   // testConfig lifts the per-address limits on anonymous traffic (every request comes from 127.0.0.1), so hostile
@@ -163,6 +181,7 @@ export async function startFuzzServer(scratch: ScratchDatabase): Promise<FuzzFix
     operatorPublic: await makeClient(scratch.db, site, { audience: 'operator', confidential: false, scopes: operatorScopes }),
     operatorConfidential: await makeClient(scratch.db, site, { audience: 'operator', confidential: true, scopes: operatorScopes }),
   };
+  const service = await serviceClient(scratch, site);
   const otherMember = await findUserByEmail(scratch.db, DEMO_LOGINS.staff.email);
   const tokens = {
     memberFull: await memberToken(scratch.db, site, member),
@@ -171,6 +190,7 @@ export async function startFuzzServer(scratch: ScratchDatabase): Promise<FuzzFix
     operatorFull: (await issueToken(scratch.db, site, { user: operator, scopes: operatorScopes })).token,
     operatorRead: (await issueToken(scratch.db, site, { user: operator, scopes: operatorScopes.filter((scope) => scope.endsWith(':read') || scope === 'openid') })).token,
     otherSiteMember: '',
+    service: await serviceToken(site, service),
   };
   if (otherMember) {
     await grantRole(scratch.db, otherSite.id, otherMember.id, 'student');
@@ -230,6 +250,7 @@ export async function startFuzzServer(scratch: ScratchDatabase): Promise<FuzzFix
     operator,
     protectedUserIds,
     clients,
+    service,
     tokens,
     spent,
     knownIds,
