@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { expect } from 'chai';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWK } from 'jose';
 import * as oauth from 'oauth4webapi';
+import * as openid from 'openid-client';
 import { revokeApplicationTokens } from '../src/clients/applications.js';
 import { ConfigError, loadConfig } from '../src/config/config.js';
 import { prune } from '../src/housekeeping/prune.js';
@@ -215,6 +216,18 @@ describe('logout', () => {
       // The grant itself stays (a standing approval): its refresh token still works.
       const refreshed = await postForm(as.token_endpoint ?? '', { grant_type: 'refresh_token', refresh_token: tokens.refreshToken, client_id: app.client.clientId });
       expect(refreshed.status).to.equal(200);
+    });
+
+    it('works with openid-client: its end-session URL from discovery signs out and comes back with state', async () => {
+      const jar = new CookieJar();
+      const tokens = await signIn(jar);
+      const { sid } = decodeJwt(tokens.idToken);
+      const config = await openid.discovery(new URL(site.origin), app.client.clientId, undefined, openid.None(), { execute: [openid.allowInsecureRequests] });
+      const url = openid.buildEndSessionUrl(config, { id_token_hint: tokens.idToken, post_logout_redirect_uri: POST_LOGOUT_URI, state: 'from-openid-client' });
+      expect(url.origin + url.pathname).to.equal(`${site.origin}/oauth/logout`);
+      const answer = await browserRequest(jar, url);
+      expect(answer.kind === 'redirect' && answer.location.href).to.equal(`${POST_LOGOUT_URI}?state=from-openid-client`);
+      expect((await sessionOf(String(sid)))?.revoked_at).to.not.equal(null);
     });
 
     itA('accepts an expired id_token_hint of this site', async () => {
