@@ -437,6 +437,20 @@ describe('logout', () => {
       expect(jtis.size).to.equal(3);
     });
 
+    itA('delivers each attempt once when several instances run the outbox at the same moment', async () => {
+      const { uri, got } = serveReceiver('concurrent');
+      const concurrentApp = await newApp('Concurrent app', uri);
+      for (let grant = 0; grant < 3; grant += 1) {
+        const tokens = await signIn(new CookieJar(), concurrentApp);
+        await postForm(as.revocation_endpoint ?? '', { token: tokens.refreshToken, client_id: concurrentApp.client.clientId });
+      }
+      await Promise.all([deliverDueLogouts(db()), deliverDueLogouts(db()), deliverDueLogouts(db())]);
+      expect(got).to.have.length(3);
+      const rows = await deliveriesOf(concurrentApp);
+      expect(rows.map((row) => row.attempts)).to.deep.equal([1, 1, 1]);
+      for (const row of rows) expect(row.delivered_at).to.not.equal(null);
+    });
+
     itA('gives up after the last attempt, and never follows a redirect', async () => {
       const { uri, got } = serveReceiver('redirecting', [302]);
       const redirectingApp = await newApp('Redirecting app', uri);
