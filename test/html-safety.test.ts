@@ -167,7 +167,7 @@ type Page = Extract<BrowserAnswer, { kind: 'page' }>;
 const KNOWN_TAGS = new Set([
   'html', 'head', 'meta', 'title', 'style', 'link', 'script', 'body', 'noscript', 'main', 'nav', 'section', 'div', 'span', 'p', 'a', 'h1', 'h2', 'h3',
   'ul', 'li', 'dl', 'dt', 'dd', 'code', 'pre', 'strong', 'br', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'form', 'fieldset', 'legend', 'label',
-  'input', 'button', 'textarea',
+  'input', 'button', 'textarea', 'select', 'option',
 ]);
 const URL_ATTRIBUTES = new Set(['href', 'src', 'action', 'formaction', 'poster', 'srcset', 'data', 'background']);
 /** Elements whose content is text up to their end tag (script and style: raw text; title and textarea: escapable). */
