@@ -467,7 +467,7 @@ describe('html: every page with hostile operator data', () => {
       expectSafePage({ kind: 'page', url: new URL('/admin/settings', origin), status: notAllowed.status, html: await notAllowed.text(), response: notAllowed }, 'admin-error', 405);
     });
 
-    it('the connected-apps pages: sign-in, the list with a hostile application and member, a refused disconnect, and the admin page of an application grants', async () => {
+    it('the connected-apps pages: sign-in, the list with a hostile application and member, a refused disconnect, and the admin pages of an application grants and of a member', async () => {
       const client: { id: number } = await scratch().db('oauth_clients').where({ site_id: server.siteA.id, client_id: memberApp.clientId }).first('id');
       const { pair } = await insertPair(scratch().db, { grantId: newGrantId(), siteId: server.siteA.id, clientRef: client.id, userId: member.id, scopes: ['openid', 'account:read'], resource: origin, schoolId: server.siteA.id, authTime: new Date() });
       const jar = new CookieJar();
@@ -486,11 +486,27 @@ describe('html: every page with hostile operator data', () => {
       const adminSignIn = expectSafePage(await browserRequest(adminJar, new URL(grantsPath, origin)), 'admin-sign-in', 200);
       const adminSignedIn = await post(adminJar, adminSignIn, '/admin/sign-in', [['email', owner.email], ['password', PASSWORD]]);
       expect(adminSignedIn.kind === 'redirect' && adminSignedIn.location.pathname).to.equal(grantsPath);
+      const memberPath = `/admin/developers/connected-apps/${member.id}`;
       expectSafePage(await browserRequest(adminJar, new URL(grantsPath, origin)), 'admin-application-grants', 200, [
         `<h1>Member app ${HOSTILE_SHOWN}: connected members</h1>`,
-        `<td>Member ${HOSTILE_SHOWN} (${hostileEmailShown('member')})</td>`,
+        `<td><a href="${memberPath}">Member ${HOSTILE_SHOWN} (${hostileEmailShown('member')})</a></td>`,
         `data-grant="${pair.grantId}"`,
       ]);
+      // Members' connected apps: the lookup (a hostile email typed back), and the member's page.
+      expectSafePage(await browserRequest(adminJar, new URL('/admin/developers/connected-apps', origin)), 'admin-member-lookup', 200);
+      const lookup = new URL('/admin/developers/connected-apps', origin);
+      lookup.searchParams.set('email', hostileEmail('nobody'));
+      expectSafePage(await browserRequest(adminJar, lookup), 'admin-member-lookup', 404, [`value="${hostileEmailShown('nobody')}"`, `has the email ${hostileEmailShown('nobody')}.`]);
+      lookup.searchParams.set('email', member.email);
+      const found = await browserRequest(adminJar, lookup);
+      expect(found.kind === 'redirect' && found.location.pathname).to.equal(memberPath);
+      expectSafePage(await browserRequest(adminJar, new URL(memberPath, origin)), 'admin-member-grants', 200, [
+        `<h1>Member ${HOSTILE_SHOWN}: connected apps</h1>`,
+        `<p>${hostileEmailShown('member')}</p>`,
+        `>Member app ${HOSTILE_SHOWN}</a>`,
+        `data-grant="${pair.grantId}"`,
+      ]);
+      expectSafePage(await browserRequest(adminJar, new URL(`/admin/developers/connected-apps/${encodeURIComponent(HOSTILE)}`, origin)), 'admin-error', 404);
     });
   });
 });

@@ -6,6 +6,7 @@ export const ADMIN_PATHS = {
   settings: '/admin/settings',
   applications: '/admin/developers/oauth-applications',
   newApplication: '/admin/developers/oauth-applications/new',
+  memberConnectedApps: '/admin/developers/connected-apps',
 } as const;
 
 /** The page of one application; its client_id (possibly a URL) is one percent-encoded path segment. */
@@ -16,6 +17,11 @@ export function applicationPath(clientId: string, action?: 'delete' | 'rotate-se
 /** An application's connected members, or the form that revokes one member's grant. */
 export function applicationGrantsPath(clientId: string, revokeGrantId?: string): string {
   return `${applicationPath(clientId)}/grants${revokeGrantId === undefined ? '' : `/${encodeURIComponent(revokeGrantId)}/revoke`}`;
+}
+
+/** A member's connected apps (by user id), or the form that revokes one of the member's grants. */
+export function memberGrantsPath(userId: number, revokeGrantId?: string): string {
+  return `${ADMIN_PATHS.memberConnectedApps}/${userId}${revokeGrantId === undefined ? '' : `/grants/${encodeURIComponent(revokeGrantId)}/revoke`}`;
 }
 
 /** Where to go after signing in: an admin path of this site, nothing else (no open redirect). */

@@ -18,6 +18,8 @@ export type AdminPageName =
   | 'admin-application'
   | 'admin-application-secret'
   | 'admin-application-grants'
+  | 'admin-member-lookup'
+  | 'admin-member-grants'
   | 'admin-error';
 
 const ADMIN_STYLE = html`<style>
@@ -42,14 +44,16 @@ export interface AdminChrome {
   /** The signed-in operator; null on the sign-in and error pages of someone not signed in. */
   user: User | null;
   csrfToken: string | null;
-  /** Shows Developers > OAuth applications in the navigation (the MCP connections beta is on). */
+  /** Shows Developers > OAuth applications and Members' connected apps in the navigation (the MCP connections beta is on). */
   developersVisible: boolean;
 }
 
 function navigation(chrome: AdminChrome): Html | null {
   if (chrome.user === null || chrome.csrfToken === null) return null;
   const links = [html`<a href="${ADMIN_PATHS.home}">Overview</a>`, html`<a href="${ADMIN_PATHS.settings}">Settings</a>`];
-  if (chrome.developersVisible) links.push(html`<a href="${ADMIN_PATHS.applications}">Developers › OAuth applications</a>`);
+  if (chrome.developersVisible) {
+    links.push(html`<a href="${ADMIN_PATHS.applications}">Developers › OAuth applications</a>`, html`<a href="${ADMIN_PATHS.memberConnectedApps}">Members' connected apps</a>`);
+  }
   return html`<nav class="admin">${joinHtml(links, '\n')}
 <span class="who">${chrome.user.name}
 <form method="post" action="${ADMIN_PATHS.signOut}" class="inline">${hiddenField('csrf_token', chrome.csrfToken)}<button type="submit" class="linkish">Sign out</button></form></span>

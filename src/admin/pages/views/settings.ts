@@ -6,7 +6,8 @@ import { adminPage, hiddenField, notices, type AdminChrome } from './layout.js';
 export function adminHomePage(chrome: AdminChrome, settings: McpConnectionsSettings): string {
   const { site } = chrome;
   const developers = settings.betaEnabled
-    ? html`<li><a href="${ADMIN_PATHS.applications}">Developers › OAuth applications</a>: the applications that may ask this school's members and operators for access.</li>`
+    ? html`<li><a href="${ADMIN_PATHS.applications}">Developers › OAuth applications</a>: the applications that may ask this school's members and operators for access.</li>
+<li><a href="${ADMIN_PATHS.memberConnectedApps}">Members' connected apps</a>: the applications a member approved, by the member's email, with a Revoke button each.</li>`
     : html`<li>Developers › OAuth applications appears once the <strong>MCP connections beta</strong> is on (<a href="${ADMIN_PATHS.settings}">Settings</a>).</li>`;
   return adminPage(
     chrome,
