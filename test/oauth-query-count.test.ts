@@ -79,6 +79,27 @@ describeEachDatabase('OAuth hot paths: SQL statements per request (issue 12)', (
     }
   });
 
+  it('DPoP (RFC 9449): userinfo and the refresh grant each add exactly the proof\'s single-use jti insert', async () => {
+    const keys = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']);
+    const DPoP = oauth.DPoP(app.oauthClient, keys);
+    const grant = await issueCode(db(), server.siteA, app, member, 'openid profile email account:read');
+    const bound = (await (await exchangeCode(as, app, grant, { DPoP })).json()) as { access_token: string; refresh_token: string; token_type: string };
+    expect(bound.token_type).to.equal('DPoP');
+    const boundUserinfo = () => oauth.protectedResourceRequest(bound.access_token, 'GET', new URL(`${server.siteA.origin}/api/oauth/userinfo`), new Headers(), null, { DPoP, [oauth.allowInsecureRequests]: true });
+    expect((await boundUserinfo()).status).to.equal(200);
+    const steady = await counted(boundUserinfo);
+    expect(steady.result.status).to.equal(200);
+    // the token read, then the proof's jti
+    expect(steady.statements, steady.statements.join('\n')).to.have.length(2);
+
+    const refresh = (refreshToken: string) => oauth.refreshTokenGrantRequest(as, app.oauthClient, app.auth, refreshToken, { DPoP, [oauth.allowInsecureRequests]: true });
+    expect((await refresh(bound.refresh_token)).status).to.equal(200);
+    const again = await counted(() => refresh(bound.refresh_token));
+    expect(again.result.status).to.equal(200);
+    // the six statements of a refresh, and the proof's jti
+    expect(again.statements, again.statements.join('\n')).to.have.length(7);
+  });
+
   it('sign-in: the account, its name at the site and both of its password hashes (the site’s and its own) in one statement', async () => {
     const signIn = await counted(() => signInWithPassword(db(), { siteId: server.siteA.id, email: member.email, password: PASSWORD, clientAddress: '198.51.100.7' }));
     expect(signIn.result.kind).to.equal('signed_in');

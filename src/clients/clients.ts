@@ -5,12 +5,12 @@ import { generateClientSecret, hashClientSecret } from './client-secrets.js';
 import { defaultSettings, mergeSettings, settingsColumns, settingsProblems, type ClientSettingsInput } from './client-settings.js';
 import { redirectUriProblems } from './redirect-uris.js';
 import { IDENTITY_SCOPES, isScope, scopesForAudience, type Audience, type Scope } from './scopes.js';
+import { TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from './auth-methods.js';
+
+export { TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from './auth-methods.js';
 
 /** `service`: a confidential operator client that acts as itself with client_credentials (RFC 6749 4.4), never for a person. */
 export type ClientKind = 'operator_created' | 'vendor_platform' | 'metadata_document' | 'service';
-/** RFC 6749 2.3 and OIDC Core 9: how a client authenticates at the token, revocation and introspection endpoints. */
-export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic', 'private_key_jwt'] as const;
-export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
 
 /** A JWK Set as a client registers it (RFC 7517 5); its keys are checked when they are registered. */
 export interface ClientJwks {

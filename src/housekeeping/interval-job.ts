@@ -2,6 +2,7 @@ import type { Database } from '../db/connection.js';
 import type { Logger } from '../shared/logger.js';
 import { newHolderId } from './lease.js';
 import { PruneInterrupted, pruneUnderLease } from './run-prune.js';
+import { startRepeatingJob, type RepeatingJob } from '../shared/repeating-job.js';
 
 export interface PruneJobOptions {
   /** Seconds between runs of this instance; the server does not start the job when this is 0. */
@@ -10,16 +11,13 @@ export interface PruneJobOptions {
   batchSize?: number;
 }
 
-export interface PruneJob {
-  /** No further runs; a run under way stops before its next batch. Resolves once it has. */
-  stop(): Promise<void>;
-}
+export type PruneJob = RepeatingJob;
 
 /** The first run waits a random part of this (or of the interval, if shorter): a fleet restarted at once spreads out. */
 const FIRST_RUN_SPREAD_MS = 5 * 60 * 1000;
 
 /**
- * The in-server prune (issue 11): every `intervalSeconds`, off the request path, under the database lease so one
+ * The in-server prune: every `intervalSeconds`, off the request path, under the database lease so one
  * instance of the fleet does the work. A run that finds a run finished less than half an interval ago skips, so the
  * fleet prunes about once per interval, not once per instance. Failures are logged, never thrown; the timer is
  * unref()ed so it never keeps a process alive.
@@ -29,18 +27,15 @@ export function startPruneJob(db: Database, logger: Logger, options: PruneJobOpt
   if (!(intervalMs > 0)) throw new RangeError('the prune job needs an interval of at least one second');
   const holder = newHolderId();
   const log = logger.child({ job: 'prune' });
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
 
-  const runOnce = async (): Promise<void> => {
+  const runOnce = async (isStopped: () => boolean): Promise<void> => {
     try {
       const outcome = await pruneUnderLease(db, {
         holder,
         retentionDays: options.retentionDays,
         batchSize: options.batchSize,
         unlessFinishedAfter: new Date(Date.now() - intervalMs / 2),
-        shouldStop: () => stopped,
+        shouldStop: isStopped,
       });
       if (outcome.ran) log.info({ deleted: outcome.report.deleted, total: outcome.report.total, durationMs: outcome.report.durationMs }, 'pruned expired records');
       else log.debug({ holder: outcome.lease?.holder ?? null, lastFinishedAt: outcome.lease?.lastFinishedAt ?? null }, 'prune skipped: another instance holds the lease or ran recently');
@@ -50,23 +45,5 @@ export function startPruneJob(db: Database, logger: Logger, options: PruneJobOpt
     }
   };
 
-  const schedule = (delayMs: number): void => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = runOnce().finally(() => {
-        running = undefined;
-        schedule(intervalMs);
-      });
-    }, delayMs);
-    timer.unref();
-  };
-  schedule(Math.random() * Math.min(intervalMs, FIRST_RUN_SPREAD_MS));
-
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return startRepeatingJob(intervalMs, Math.min(intervalMs, FIRST_RUN_SPREAD_MS), runOnce);
 }

@@ -77,7 +77,7 @@ export async function issueCode(db: Database, site: Site, test: TestClient, user
 }
 
 /** Exchanges a code the way a strict client does: validate the callback (iss, state), then the token request with resource. */
-export async function exchangeCode(as: oauth.AuthorizationServer, test: TestClient, grant: CodeGrant, options: { resource?: string } = {}): Promise<Response> {
+export async function exchangeCode(as: oauth.AuthorizationServer, test: TestClient, grant: CodeGrant, options: { resource?: string; DPoP?: oauth.DPoPHandle } = {}): Promise<Response> {
   const callback = new URL(REDIRECT_URI);
   callback.searchParams.set('code', grant.code);
   callback.searchParams.set('state', grant.state);
@@ -85,6 +85,7 @@ export async function exchangeCode(as: oauth.AuthorizationServer, test: TestClie
   const params = oauth.validateAuthResponse(as, test.oauthClient, callback, grant.state);
   return oauth.authorizationCodeGrantRequest(as, test.oauthClient, test.auth, params, REDIRECT_URI, grant.verifier, {
     additionalParameters: { resource: options.resource ?? as.issuer },
+    DPoP: options.DPoP,
     [oauth.allowInsecureRequests]: true,
   });
 }

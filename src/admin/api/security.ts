@@ -70,8 +70,7 @@ export async function authenticateOperator(db: Database, site: Site, request: Re
   }
   if (token.userId === null) {
     // Only client_credentials issues tokens without a resource owner, and only to service clients; checked anyway.
-    const client: { kind: string } | undefined = await db('oauth_clients').where({ id: token.client.ref }).first('kind');
-    if (client?.kind !== 'service') throw new InsufficientScopeError(site.origin, [scope], 'the admin API needs a token issued for a user who operates this site, or to a service client');
+    if (token.client.kind !== 'service') throw new InsufficientScopeError(site.origin, [scope], 'the admin API needs a token issued for a user who operates this site, or to a service client');
     if (!token.scopes.includes(scope)) throw new InsufficientScopeError(site.origin, [scope], `this operation needs the scope ${scope}, which this service client does not hold`);
     return { kind: 'client', token, clientRef: token.client.ref, clientId: token.client.clientId, actor: { kind: 'client', clientRef: token.client.ref } };
   }

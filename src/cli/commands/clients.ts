@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import type { ClientSettingsInput } from '../../clients/client-settings.js';
-import { TOKEN_ENDPOINT_AUTH_METHODS, type OAuthClient, type TokenEndpointAuthMethod } from '../../clients/clients.js';
+import { TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from '../../clients/auth-methods.js';
+import type { OAuthClient } from '../../clients/clients.js';
 import { ValidationError } from '../../shared/errors.js';
 import { CliError, table, withDatabase, type CommandResult } from '../runtime.js';
 import type { Runner } from '../program.js';

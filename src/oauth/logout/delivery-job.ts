@@ -1,12 +1,10 @@
 import type { Database } from '../../db/connection.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import type { Logger } from '../../shared/logger.js';
+import { startRepeatingJob, type RepeatingJob } from '../../shared/repeating-job.js';
 import { deliverDueLogouts } from './deliver.js';
 
-export interface DeliveryJob {
-  /** No further runs; resolves once a run under way has finished. */
-  stop(): Promise<void>;
-}
+export type DeliveryJob = RepeatingJob;
 
 /**
  * The back-channel logout outbox's delivery loop (docs/logout.md): every `intervalSeconds`, off the request path. Every
@@ -18,9 +16,6 @@ export function startLogoutDeliveryJob(db: Database, logger: Logger, options: { 
   const intervalMs = options.intervalSeconds * 1000;
   if (!(intervalMs > 0)) throw new RangeError('the logout delivery job needs an interval of at least one second');
   const log = logger.child({ job: 'logout-delivery' });
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
 
   const runOnce = async (): Promise<void> => {
     try {
@@ -31,23 +26,5 @@ export function startLogoutDeliveryJob(db: Database, logger: Logger, options: { 
     }
   };
 
-  const schedule = (delayMs: number): void => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = runOnce().finally(() => {
-        running = undefined;
-        schedule(intervalMs);
-      });
-    }, delayMs);
-    timer.unref();
-  };
-  schedule(Math.random() * intervalMs);
-
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return startRepeatingJob(intervalMs, intervalMs, runOnce);
 }

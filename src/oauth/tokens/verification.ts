@@ -1,14 +1,14 @@
 import { parseRole, type Role } from '../../accounts/roles.js';
 import { joinSiteProfile, profileColumn } from '../../accounts/site-profiles.js';
 import { userFromRow, type User } from '../../accounts/users.js';
-import { audienceOf, clientFromRow, type ClientRow, type OAuthClient } from '../../clients/clients.js';
+import { audienceOf, clientFromRow, type ClientKind, type ClientRow, type OAuthClient } from '../../clients/clients.js';
 import { compiledSelect } from '../../db/compiled-select.js';
 import type { Database } from '../../db/connection.js';
 import { sha256Hex } from '../../shared/random.js';
 import { ACCESS_PAIR_COLUMNS, accessPairFromRow, pairFromRow, type AccessTokenPair, type PairRow, type TokenPair } from './store.js';
 
 /** What a protected resource needs of the client an access token was issued to. */
-export type AccessTokenClient = Pick<OAuthClient, 'ref' | 'clientId' | 'audience'>;
+export type AccessTokenClient = Pick<OAuthClient, 'ref' | 'clientId' | 'audience' | 'kind'>;
 
 /** A presented access token with its client, its owner and the owner's roles, read together. */
 export interface PresentedAccessToken {
@@ -31,7 +31,7 @@ export interface PresentedRefreshToken extends Omit<PresentedAccessToken, 'pair'
 // The columns the records are built from (pairFromRow or accessPairFromRow, clientFromRow, userFromRow) and no more: every column read
 // costs its share of the statement's text, the row's metadata and the row's parsing on each request.
 const PAIR_COLUMNS: ReadonlyArray<keyof PairRow> = ['id', 'grant_id', 'site_id', 'client_ref', 'user_id', 'scope', 'resource', 'school_id', 'access_expires_at', 'refresh_expires_at', 'auth_time', 'first_used_at', 'last_used_at', 'revoked_at', 'revoked_reason', 'parent_pair_id', 'successor_pair_id', 'rotation_counter', 'created_at', 'dpop_jkt', 'sid'];
-const ACCESS_CLIENT_COLUMNS = aliased('client', ['id', 'client_id', 'audience']);
+const ACCESS_CLIENT_COLUMNS = aliased('client', ['id', 'client_id', 'audience', 'kind']);
 const CLIENT_COLUMNS = aliased('client', ['id', 'site_id', 'client_id', 'name', 'audience', 'confidential', 'token_endpoint_auth_method', 'secret_hash', 'redirect_uris', 'scopes', 'kind', 'reviewed', 'jwks', 'jwks_uri', 'dpop_bound_access_tokens', 'post_logout_redirect_uris', 'backchannel_logout_uri', 'version', 'created_at', 'updated_at']);
 const ACCOUNT_COLUMNS = aliased('owner', ['id', 'email', 'created_at']);
 /** The owner's name and picture as the token's site shows them (src/accounts/site-profiles.ts). */
@@ -103,7 +103,7 @@ export async function readAccessToken(db: Database, token: string): Promise<Pres
   return {
     ...ownerFrom(rows),
     pair: accessPairFromRow(row),
-    client: { ref: row.client__id as number, clientId: row.client__client_id as string, audience: audienceOf(row.client__audience) },
+    client: { ref: row.client__id as number, clientId: row.client__client_id as string, audience: audienceOf(row.client__audience), kind: row.client__kind as ClientKind },
   };
 }
 

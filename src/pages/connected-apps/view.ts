@@ -7,6 +7,7 @@ import { html, joinHtml, safeUrl, type Html } from '../html.js';
 import { layout } from '../layout.js';
 import { CONNECTED_APPS_PATHS } from './paths.js';
 import { SOURCE_WORDING, toTheHour } from './wording.js';
+import { signInFields } from '../sign-in-fields.js';
 
 /** Which page a response is (`<main data-page>`), for tests and browser drivers. */
 type ConnectedAppsPageName = 'connected-apps' | 'connected-apps-sign-in' | 'connected-apps-error';
@@ -111,11 +112,7 @@ ${input.notice ? html`<p class="notice" role="status">${input.notice}</p>` : ''}
 ${input.error ? html`<p class="error" role="alert">${input.error}</p>` : ''}
 <form method="post" action="${CONNECTED_APPS_PATHS.signIn}">
 ${hidden('csrf_token', input.csrfToken)}
-<label for="email">Email</label>
-<input type="email" id="email" name="email" autocomplete="username" required autofocus value="${input.email ?? ''}">
-<label for="password">Password</label>
-<input type="password" id="password" name="password" autocomplete="current-password" required>
-<div class="actions"><button type="submit">Sign in</button></div>
+${signInFields(input.email)}
 </form>`,
   );
 }

@@ -1,6 +1,7 @@
 import { html } from '../../../pages/html.js';
 import { ADMIN_PATHS } from '../paths.js';
 import { adminPage, hiddenField, notices, type AdminChrome } from './layout.js';
+import { signInFields } from '../../../pages/sign-in-fields.js';
 
 export interface AdminSignInInput {
   chrome: AdminChrome;
@@ -23,11 +24,7 @@ export function adminSignInPage(input: AdminSignInInput): string {
 ${notices({ error: input.error ?? null, notice: input.notice ?? null })}
 <form method="post" action="${ADMIN_PATHS.signIn}">
 ${hiddenField('csrf_token', input.csrfToken)}${hiddenField('return_to', input.returnTo)}
-<label for="email">Email</label>
-<input type="email" id="email" name="email" autocomplete="username" required autofocus value="${input.email ?? ''}">
-<label for="password">Password</label>
-<input type="password" id="password" name="password" autocomplete="current-password" required>
-<div class="actions"><button type="submit">Sign in</button></div>
+${signInFields(input.email)}
 </form>`,
   );
 }

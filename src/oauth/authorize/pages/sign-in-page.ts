@@ -2,6 +2,7 @@ import { html } from '../../../pages/html.js';
 import type { Site } from '../../../sites/sites.js';
 import { AUTHORIZE_PATHS } from '../paths.js';
 import { authorizePage, hiddenField } from './page.js';
+import { signInFields } from '../../../pages/sign-in-fields.js';
 
 export interface SignInPageInput {
   site: Site;
@@ -28,11 +29,7 @@ ${input.notice ? html`<p class="notice" role="status">${input.notice}</p>` : ''}
 ${input.error ? html`<p class="error" role="alert">${input.error}</p>` : ''}
 <form method="post" action="${AUTHORIZE_PATHS.signIn}">
 ${hidden}
-<label for="email">Email</label>
-<input type="email" id="email" name="email" autocomplete="username" required autofocus value="${input.email ?? ''}">
-<label for="password">Password</label>
-<input type="password" id="password" name="password" autocomplete="current-password" required>
-<div class="actions"><button type="submit">Sign in</button></div>
+${signInFields(input.email)}
 </form>
 <form method="post" action="${AUTHORIZE_PATHS.cancel}" class="actions">
 ${hidden}
