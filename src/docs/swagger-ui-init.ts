@@ -1,7 +1,8 @@
 /**
  * The Swagger UI page's start-up script, served as `/docs/assets/admin-api.js` (a file, not inline, so the page's
  * CSP can say `script-src 'self'`). It renders the site's own /openapi.json (same origin, relative URL, from the
- * container's data attribute) with the plain layout (no top bar with a URL box), and `validatorUrl: null` turns off
+ * container's data attribute) with the plain layout (no top bar with a URL box), its tags collapsed with a filter box
+ * (Swagger UI 5 stops rendering a page of about 150 expanded operations part-way, silently), and `validatorUrl: null` turns off
  * the badge that would send the document to validator.swagger.io: the page makes no request off its origin.
  * "Authorize" runs the authorization-code flow with PKCE through /docs/oauth2-redirect.html, for an operator client
  * that registered that redirect URI; this server requires `resource={origin}` (RFC 8707) on the authorization request
@@ -24,6 +25,8 @@ window.addEventListener('load', function () {
     deepLinking: true,
     validatorUrl: null,
     displayOperationId: true,
+    docExpansion: 'none',
+    filter: true,
     defaultModelsExpandDepth: 1,
     presets: [SwaggerUIBundle.presets.apis],
     layout: 'BaseLayout',
