@@ -55,7 +55,7 @@ export interface PruneConfig {
   retentionDays: number;
 }
 
-/** Start-up refuses a malformed configuration with one line, before anything listens (issue 2, "Bad input"). */
+/** Start-up refuses a malformed configuration with one line, before anything listens: bad input never half-starts the server. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }

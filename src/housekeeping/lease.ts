@@ -6,7 +6,7 @@ import { randomToken } from '../shared/random.js';
 
 /**
  * A lease on a named job, kept in `job_leases` (migration 0013) so that instances sharing the database agree on who
- * runs it; no process-local lock could (issue 11). Taking it is a compare-and-set UPDATE that succeeds only when
+ * runs it; no process-local lock could. Taking it is a compare-and-set UPDATE that succeeds only when
  * nobody holds the lease or the holder's lease has run out, so a holder that crashed blocks others only until then.
  * Times come from the instance's clock: leases are minutes long, far longer than any sane clock skew.
  */

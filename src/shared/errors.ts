@@ -50,7 +50,7 @@ export class SlugTakenError extends ConflictError {
   }
 }
 
-/** An unknown origin never falls back to another site's data (issue 2, many sites per process). */
+/** An unknown origin never falls back to another site's data, with many sites in one process. */
 export class SiteNotFoundError extends NotFoundError {
   constructor(origin: string) {
     super(`No school site is configured for origin ${origin}`, 'site_not_found');

@@ -3,7 +3,7 @@ import { withTransaction } from '../db/transaction.js';
 
 /**
  * Fixed-window rate limiting over the `rate_limit_counters` table, so every instance sharing the database shares
- * the counts (issue 3: "Sign-in is rate limited per account and per address (state in the database)").
+ * the counts: sign-in is rate limited per account and per address, with the state in the database.
  *
  * A bucket is any string up to 191 characters naming what is counted, e.g. `sign-in:address:203.0.113.7`. Time is
  * cut into windows of `windowSeconds` aligned to the epoch; each (bucket, window) is one row whose `hits` the

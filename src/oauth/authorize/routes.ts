@@ -9,7 +9,7 @@ import { signInEndpoint } from './sign-in-endpoint.js';
 import { switchAccountEndpoint } from './switch-account-endpoint.js';
 
 /**
- * The authorization endpoint and its server-rendered pages (issue 3; docs/authorize.md):
+ * The authorization endpoint and its server-rendered pages (docs/authorize.md):
  * GET /oauth/authorize validates the request, then shows the sign-in page or, for a signed-in user, the consent page;
  * the pages' forms post to the four endpoints below. Each endpoint is a list of named steps (see *-endpoint.ts).
  */
