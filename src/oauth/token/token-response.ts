@@ -29,9 +29,9 @@ export function tokenResponse(issued: IssuedPair, context: { site: Site; client:
     access_token: issued.accessToken,
     token_type: pair.dpopJkt === null ? 'Bearer' : 'DPoP',
     expires_in: ACCESS_TOKEN_TTL_SECONDS,
-    refresh_token: issued.refreshToken,
     scope: pair.scopes.join(' '),
   };
+  if (issued.refreshToken !== null) body.refresh_token = issued.refreshToken;
   if (context.idToken !== undefined) body.id_token = context.idToken;
   if (context.variant === 'A' && context.client.audience === 'member' && pair.schoolId !== null) {
     body.school_id = pair.schoolId;

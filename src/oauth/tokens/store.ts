@@ -50,7 +50,8 @@ export interface TokenPair {
 export interface IssuedPair {
   pair: TokenPair;
   accessToken: string;
-  refreshToken: string;
+  /** Null for a pair issued without one (client_credentials). */
+  refreshToken: string | null;
 }
 
 export interface PairRow {
@@ -132,6 +133,8 @@ export interface NewPair {
   sid?: string | null;
   /** The DPoP key the new pair is bound to (RFC 9449 5); absent or null for a bearer pair. Every grant passes its proof's. */
   dpopJkt?: string | null;
+  /** RFC 6749 4.4.3: client_credentials issues no refresh token. */
+  withoutRefreshToken?: boolean;
 }
 
 /** A new grant's id: one per authorization code, shared by every pair refreshed from the code's first pair. */
@@ -142,9 +145,9 @@ export function newGrantId(): string {
 /** Mints a pair: 256-bit random tokens, stored only as SHA-256 hashes. */
 export async function insertPair(db: Database | Knex.Transaction, input: NewPair, now = new Date()): Promise<IssuedPair> {
   const accessToken = `sga_${randomToken(32)}`;
-  const refreshToken = `sgr_${randomToken(32)}`;
+  const refreshToken = input.withoutRefreshToken === true ? null : `sgr_${randomToken(32)}`;
   const accessExpiresAt = new Date(now.getTime() + ACCESS_TOKEN_TTL_SECONDS * 1000);
-  const refreshExpiresAt = new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000);
+  const refreshExpiresAt = refreshToken === null ? null : new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000);
   const parentPairId = input.parentPairId ?? null;
   const [id] = await db('token_pairs').insert({
     grant_id: input.grantId,
@@ -152,7 +155,7 @@ export async function insertPair(db: Database | Knex.Transaction, input: NewPair
     client_ref: input.clientRef,
     user_id: input.userId,
     access_token_hash: sha256Hex(accessToken),
-    refresh_token_hash: sha256Hex(refreshToken),
+    refresh_token_hash: refreshToken === null ? null : sha256Hex(refreshToken),
     scope: input.scopes.join(' '),
     resource: input.resource,
     school_id: input.schoolId,

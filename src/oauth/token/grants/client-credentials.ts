@@ -1,9 +1,7 @@
 import { isScope, parseScopeString, type Scope } from '../../../clients/scopes.js';
-import { withTransaction } from '../../../db/transaction.js';
 import { InvalidScopeError, InvalidTargetError, UnauthorizedClientError } from '../../errors.js';
-import { ACCESS_TOKEN_TTL_SECONDS } from '../../tokens/lifetimes.js';
-import { insertPair, newGrantId, type IssuedPair } from '../../tokens/store.js';
-import type { TokenResponse } from '../token-response.js';
+import { insertPair, newGrantId } from '../../tokens/store.js';
+import { tokenResponse, type TokenResponse } from '../token-response.js';
 import type { GrantContext } from './context.js';
 
 /**
@@ -15,13 +13,19 @@ export async function clientCredentialsGrant(context: GrantContext): Promise<Tok
   checkServiceClient(context);
   const scopes = requestedScopes(context);
   checkResource(context);
-  const issued = await issueAccessToken(context, scopes);
-  return {
-    access_token: issued.accessToken,
-    token_type: issued.pair.dpopJkt === null ? 'Bearer' : 'DPoP',
-    expires_in: ACCESS_TOKEN_TTL_SECONDS,
-    scope: issued.pair.scopes.join(' '),
-  };
+  const issued = await insertPair(context.services.db, {
+    grantId: newGrantId(),
+    siteId: context.site.id,
+    clientRef: context.client.ref,
+    userId: null,
+    scopes,
+    resource: context.site.origin,
+    schoolId: null,
+    authTime: null,
+    dpopJkt: context.dpopJkt,
+    withoutRefreshToken: true,
+  });
+  return tokenResponse(issued, { site: context.site, client: context.client, variant: context.services.config.variant });
 }
 
 /** RFC 6749 4.4 "MUST only be used by confidential clients": here, by service clients only (5.2 unauthorized_client). */
@@ -51,16 +55,4 @@ function requestedScopes({ client, form }: GrantContext): Scope[] {
 function checkResource({ site, form }: GrantContext): void {
   const resource = form.get('resource');
   if (resource !== undefined && resource !== site.origin) throw new InvalidTargetError(`resource must be ${site.origin} (this site's admin API) or left out`);
-}
-
-/**
- * One token pair row of its own grant, without an owner (user_id NULL) and without a refresh token: the row is minted
- * as every pair is, then its refresh token is struck in the same transaction, so nothing ever sees it.
- */
-async function issueAccessToken({ services, site, client, dpopJkt }: GrantContext, scopes: readonly Scope[]): Promise<IssuedPair> {
-  return withTransaction(services.db, async (trx) => {
-    const issued = await insertPair(trx, { grantId: newGrantId(), siteId: site.id, clientRef: client.ref, userId: null, scopes, resource: site.origin, schoolId: null, authTime: null, dpopJkt });
-    await trx('token_pairs').where({ id: issued.pair.id }).update({ refresh_token_hash: null, refresh_expires_at: null });
-    return { ...issued, pair: { ...issued.pair, refreshExpiresAt: null } };
-  });
 }
