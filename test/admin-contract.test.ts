@@ -69,7 +69,7 @@ describe('admin API contract (openapi/admin.yaml)', () => {
     ]);
   });
 
-  it('gates at least one operation with every operator scope of the spec table (issue 6)', () => {
+  it('gates at least one operation with every operator scope of the spec table (spec: Scopes)', () => {
     const gated = new Set([...readOperationPolicies(readContract()).values()].map((policy) => policy.scope));
     const operatorScopes = scopesForAudience('operator').filter((scope) => !IDENTITY_SCOPES.includes(scope));
     expect(operatorScopes).to.have.length(33);

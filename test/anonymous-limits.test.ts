@@ -27,7 +27,7 @@ async function flood(count: number, concurrency: number, send: () => Promise<Res
 }
 
 /**
- * What anonymous traffic can make the server write (issue 13 item 2; docs/oauth.md, "Limits on anonymous traffic"),
+ * What anonymous traffic can make the server write (docs/oauth.md, "Limits on anonymous traffic"),
  * with the product's default limits: valid authorization requests from browsers that are not signed in are counted
  * per address, requests that fail validation write nothing, and failed token requests are counted per address.
  */

@@ -10,7 +10,7 @@ import { memberToken } from './support/member-api.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
- * GET /auth.md (spec: "A plain-text guide for agents is served at /auth.md"; issue 5): markdown generated from the live
+ * GET /auth.md (spec: "A plain-text guide for agents is served at /auth.md"): markdown generated from the live
  * site's metadata, in the order discover → pick a method → register → use the credential → handle errors → revoke,
  * naming only this site's URLs, every one of which answers.
  */

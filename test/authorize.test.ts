@@ -77,7 +77,7 @@ function rawRequest(
   });
 }
 
-describeEachDatabase('GET /oauth/authorize with sign-in and consent pages (issue 3)', (scratch) => {
+describeEachDatabase('GET /oauth/authorize with sign-in and consent pages', (scratch) => {
   let server: TestServer;
   let siteA: Site;
   let siteB: Site;

@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from './support/server.js';
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
 /**
- * Errors a browser meets outside the pages that have their own (issue 14): a small HTML page with the request id,
+ * Errors a browser meets outside the pages that have their own: a small HTML page with the request id,
  * while API clients keep their JSON (and every API path stays JSON whatever the client accepts).
  */
 describeEachDatabase('error pages for browsers', (scratch) => {

@@ -14,7 +14,7 @@ const PASSWORD = 'browser-test-password-1';
 // One database kind is enough for the browser: SQLite unless the run is narrowed to MySQL only.
 const kind = TEST_DATABASE_KINDS.includes('sqlite') ? 'sqlite' : (TEST_DATABASE_KINDS[0] ?? 'sqlite');
 
-describe(`browser: sign in and consent through the real pages in Chromium (issue 3) [${kind}]`, function () {
+describe(`browser: sign in and consent through the real pages in Chromium [${kind}]`, function () {
   this.timeout(60000);
   let scratch: ScratchDatabase | undefined;
   let server: TestServer | undefined;

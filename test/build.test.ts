@@ -21,7 +21,7 @@ function build(cwd: string, ...args: string[]): Promise<Run> {
 }
 
 /**
- * `npm start` serves the build made at install time (issue 14): bin/build.js --if-stale compiles only when a source is
+ * `npm start` serves the build made at install time: bin/build.js --if-stale compiles only when a source is
  * newer than dist/, and starts at the same moment from one checkout build once between them, never over each other.
  * Run on a copy of the sources (node_modules linked), so the checkout's own dist/ is untouched.
  */

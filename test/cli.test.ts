@@ -14,7 +14,7 @@ import { runInTerminal, shellQuote, terminalAvailable } from './support/pty.js';
 
 const SITE = 'https://cli-school.example';
 
-describeEachDatabase('operator CLI (issue 2, item 6)', (scratch) => {
+describeEachDatabase('operator CLI', (scratch) => {
   const env = () => ({ DATABASE_URL: scratch().url });
   async function json<T>(args: string[], input?: string): Promise<T> {
     const result = await runCli(['--json', ...args], env(), { input });

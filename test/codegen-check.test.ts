@@ -19,7 +19,7 @@ function codegenCheck(dir: string) {
   return spawnSync('bash', ['.ci/codegen-check'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME } });
 }
 
-describe('npm run codegen:check (issue 2, item 1)', function () {
+describe('npm run codegen:check', function () {
   this.timeout(60000);
   let dir: string;
   beforeEach(() => {

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { compiledSelect } from '../src/db/compiled-select.js';
 import { describeEachDatabase } from './support/databases.js';
 
-/** Issue 12, item 1: the token read is compiled once and only bound afterwards; it must answer what knex's builder answers. */
-describeEachDatabase('compiledSelect (issue 12)', (scratch) => {
+/** The token read is compiled once and only bound afterwards; it must answer what knex's builder answers. */
+describeEachDatabase('compiledSelect', (scratch) => {
   before(async () => {
     const { db } = scratch();
     await db.schema.createTable('compiled_probe', (table) => {

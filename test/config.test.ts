@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, normalizeOrigin, parseDatabaseUrl, parseVarian
 import { limitHeapGrowth } from '../src/heap-growth.js';
 import { runEntry } from './support/processes.js';
 
-describe('configuration (issue 2, bad input)', () => {
+describe('configuration: defaults and refused values', () => {
   it('uses an SQLite file under ./data when DATABASE_URL is unset', () => {
     const config = parseDatabaseUrl(undefined);
     expect(config.client).to.equal('sqlite');
@@ -53,7 +53,7 @@ describe('configuration (issue 2, bad input)', () => {
     expect(() => loadConfig({ SCHOOLGATE_HEAP_GROWING_PERCENT: 'low' })).to.throw(ConfigError, /SCHOOLGATE_HEAP_GROWING_PERCENT: "low" is not a whole number/);
   });
 
-  it('limits anonymous traffic per address at 60 authorization requests a minute and 100 failures per 10 minutes unless told otherwise (issue 13 item 2)', () => {
+  it('limits anonymous traffic per address at 60 authorization requests a minute and 100 failures per 10 minutes unless told otherwise', () => {
     expect(loadConfig({}).anonymousLimits).to.deep.equal({ authorizePerMinute: 60, failuresPerTenMinutes: 100 });
     const raised = loadConfig({ SCHOOLGATE_AUTHORIZE_LIMIT_PER_MINUTE: '600', SCHOOLGATE_FAILURE_LIMIT_PER_10_MINUTES: '1000' }).anonymousLimits;
     expect(raised).to.deep.equal({ authorizePerMinute: 600, failuresPerTenMinutes: 1000 });
@@ -61,7 +61,7 @@ describe('configuration (issue 2, bad input)', () => {
     expect(() => loadConfig({ SCHOOLGATE_FAILURE_LIMIT_PER_10_MINUTES: 'many' })).to.throw(ConfigError, /not a whole number/);
   });
 
-  it('sets the heap growth flag at start-up unless node was given one or it is 0 (issue 12, memory under load)', () => {
+  it('sets the heap growth flag at start-up unless node was given one or it is 0 (memory under load)', () => {
     const set: string[] = [];
     const record = (flags: string) => set.push(flags);
     expect(limitHeapGrowth(30, ['--import', 'tsx'], record)).to.equal(true);

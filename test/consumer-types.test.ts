@@ -13,7 +13,7 @@ import { memberToken } from './support/member-api.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
- * Types for consumers (issue 7, part 2): a small frontend project in test/consumer/ (bundler resolution, DOM types,
+ * Types for consumers: a small frontend project in test/consumer/ (bundler resolution, DOM types,
  * exactOptionalPropertyTypes) compiles against generated/client/member-a (graphql-codegen's client preset over
  * schema/operations/) and generated/admin-api.ts with openapi-fetch; the same project with typical mistakes does not
  * compile, at exactly the marked lines; and the typed clients work against a live server.

@@ -6,7 +6,7 @@ import { projectPath } from '../src/shared/paths.js';
 import { changeById, ContractRepo } from './support/contract-repo.js';
 
 /**
- * `npm run contract:diff` (issue 7, part 1) on a scratch git repository holding a copy of the contracts: each test
+ * `npm run contract:diff` on a scratch git repository holding a copy of the contracts: each test
  * commits the real contracts, edits the working copy the way a pull request would and runs the command as a process.
  */
 

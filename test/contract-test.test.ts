@@ -80,7 +80,7 @@ const ALL_CHECKS = [
 const TOKEN_CHECKS = ['graphql.audit', 'graphql.viewer', 'admin.getSchool', 'admin.getMcpConnections', 'admin.listOAuthApplications', 'admin.member-token-refused'];
 
 for (const variant of ['A', 'B'] as const) {
-  describeEachDatabase(`schoolgate contract-test against a running server [variant ${variant}] (issue 7)`, (scratch) => {
+  describeEachDatabase(`schoolgate contract-test against a running server [variant ${variant}]`, (scratch) => {
     let server: TestServer;
     let operator: string;
     let member: string;
@@ -217,7 +217,7 @@ async function startStub(): Promise<Stub> {
   return stub;
 }
 
-describe('schoolgate contract-test against broken deployments (issue 7)', function () {
+describe('schoolgate contract-test against broken deployments', function () {
   this.timeout(120_000);
   let stub: Stub;
   before(async () => {

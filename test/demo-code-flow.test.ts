@@ -19,7 +19,7 @@ function snippetUnder(heading: string): string {
 }
 
 /**
- * The openid-client code flow in docs/demo.md runs as printed (issue 14: `resource` in both requests): the script
+ * The openid-client code flow in docs/demo.md runs as printed, with `resource` in both requests (RFC 8707): the script
  * prints the authorization URL, the test plays the browser (sign-in and consent pages), pastes the address the browser
  * was sent to, and the script prints Mia's userinfo.
  */

@@ -13,7 +13,7 @@ import { makeUser } from './support/oauth-fixtures.js';
 import { freePort, runCli, startServerProcess, type ServerProcess } from './support/processes.js';
 
 /**
- * Issue 15, item 2, 3 and 6: how a deprecation reaches clients and operators at run time. The admin API answers a
+ * How a deprecation reaches clients and operators at run time. The admin API answers a
  * deprecated operation with Deprecation (RFC 9745), Sunset (RFC 8594) and Link headers; the member API names the
  * deprecated elements a request used in `extensions.deprecations`; each use is counted per site, client and element
  * and read back through the admin API, the CLI and /metrics. The end-to-end part runs a server and the CLI from a
@@ -26,7 +26,7 @@ const SUNSET = '2027-06-30';
 const DEPRECATION_HEADER = '@1796083200';
 const SUNSET_HEADER = 'Wed, 30 Jun 2027 00:00:00 GMT';
 
-describe('deprecations at run time: which elements a GraphQL request uses (issue 15, item 2)', () => {
+describe('deprecations at run time: which elements a GraphQL request uses', () => {
   const reason = (replacement: string) => `"Use \`${replacement}\` instead. Sunset ${SUNSET}."`;
   const schema = buildSchema(`
     type Query {
@@ -83,7 +83,7 @@ describe('deprecations at run time: which elements a GraphQL request uses (issue
   });
 });
 
-describe('deprecations at run time: the headers of a deprecated admin operation (issue 15, item 2)', () => {
+describe('deprecations at run time: the headers of a deprecated admin operation', () => {
   it('gives Deprecation, Sunset and Link to the operation and its successor in the API reference', () => {
     const document = {
       paths: {
@@ -101,7 +101,7 @@ describe('deprecations at run time: the headers of a deprecated admin operation 
   });
 });
 
-describe('deprecations at run time: a server on contracts that deprecate a field and an operation (issue 15, items 2, 3 and 6)', function () {
+describe('deprecations at run time: a server on contracts that deprecate a field and an operation', function () {
   this.timeout(180_000);
   let copy: ContractRepo;
 

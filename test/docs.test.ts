@@ -10,7 +10,7 @@ import { makeUser, PASSWORD } from './support/oauth-fixtures.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
- * GET /docs on every site (issue 7, "Documentation from the contracts"): an index, the admin API reference (Swagger UI
+ * GET /docs on every site, documentation from the contracts: an index, the admin API reference (Swagger UI
  * from the swagger-ui-dist package, served from this origin, over /openapi.json) and the member API reference
  * (rendered on the server from the variant's GraphQL schema).
  */

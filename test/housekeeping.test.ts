@@ -49,7 +49,7 @@ describe('housekeeping configuration', () => {
   });
 });
 
-describeEachDatabase('housekeeping: prune (issue 11, item 4)', (scratch) => {
+describeEachDatabase('housekeeping: prune', (scratch) => {
   let db: Database;
   let owner: Owner;
 

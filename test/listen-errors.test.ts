@@ -5,7 +5,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { runEntry } from './support/processes.js';
 
-/** `npm start` when it cannot listen: one line on stderr naming the problem and the fix, exit 1, no stack (issue 14). */
+/** `npm start` when it cannot listen: one line on stderr naming the problem and the fix, exit 1, no stack. */
 describe('start-up: listen errors', function () {
   this.timeout(120_000);
   let dir: string;

@@ -46,7 +46,7 @@ class MemoryOAuthProvider implements OAuthClientProvider {
 
 /**
  * An MCP client that calls a member's tool without a token learns from the 401 challenge where to authorize, and gets
- * there through the SDK's own OAuth support (issue 14: `/mcp` step-up): resource metadata → authorization server
+ * there through the SDK's own OAuth support (the `/mcp` step-up, RFC 9728 and the MCP authorization spec): resource metadata → authorization server
  * metadata → the authorization URL with PKCE and `resource` → the sign-in and consent pages → the token → the tool.
  */
 describeEachDatabase('MCP: a member tool called without a token starts OAuth in the SDK client', (scratch) => {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { withoutTypeArrays } from '../src/mcp/portable-schema.js';
 import { toolsOfVariant } from '../src/mcp/server.js';
 
-/** The tools' JSON Schemas in the portable form strict checkers (the MCP Inspector's `--strict`) ask for (issue 14). */
+/** The tools' JSON Schemas in the portable form strict checkers (the MCP Inspector's `--strict`) ask for. */
 describe('MCP tool schemas', () => {
   it('use no type arrays in any input or output schema of either variant', () => {
     for (const variant of ['A', 'B'] as const) {

@@ -27,7 +27,7 @@ import { discover, exchangeCode, issueCode, makeClient, type TestClient } from '
 import { startTestServer, testConfig, type TestServer } from './support/server.js';
 
 /**
- * /mcp (issue 5; spec, Authentication 8-9 and the /mcp rows of Errors) through the SDK's own Client and
+ * /mcp (spec: Authentication 8-9 and the /mcp rows of Errors) through the SDK's own Client and
  * StreamableHTTPClientTransport, on both variants and both databases: which tools each kind of caller sees, what the
  * tools return (compared with the member GraphQL API for the same member), and the 401 / 503 / not-bound-to-a-user
  * answers. The 503 cases use real faults of the store the server under test talks to.

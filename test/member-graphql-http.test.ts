@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from './support/server.js';
 const VIEWER = '{ viewer { id email } }';
 
 for (const variant of ['A', 'B'] as const satisfies readonly Variant[]) {
-  describeEachDatabase(`member GraphQL over HTTP: authorization, bad input, audits [variant ${variant}] (issue 4)`, (scratch) => {
+  describeEachDatabase(`member GraphQL over HTTP: authorization, bad input, audits [variant ${variant}]`, (scratch) => {
     let server: TestServer;
     let member: User;
     let token: string;

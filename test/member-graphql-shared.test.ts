@@ -218,7 +218,7 @@ function errorCodes<T>(result: GraphQLResult<T>): unknown[] {
 const PAGE_INFO = 'pageInfo { hasNextPage hasPreviousPage startCursor endCursor }';
 
 for (const variant of ['A', 'B'] as const satisfies readonly Variant[]) {
-  describeEachDatabase(`member GraphQL, shared schema over HTTP [variant ${variant}] (issue 4)`, (scratch) => {
+  describeEachDatabase(`member GraphQL, shared schema over HTTP [variant ${variant}]`, (scratch) => {
     let server: TestServer;
     let ada: User;
     let bo: User;

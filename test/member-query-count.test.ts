@@ -188,7 +188,7 @@ function report(line: string): void {
 }
 
 for (const variant of ['A', 'B'] as const satisfies readonly Variant[]) {
-  describeEachDatabase(`member GraphQL: SQL queries per request are bounded [variant ${variant}] (issue 4)`, (scratch) => {
+  describeEachDatabase(`member GraphQL: SQL queries per request are bounded [variant ${variant}]`, (scratch) => {
     let server: TestServer;
     const tokens = new Map<number, string>();
 

@@ -275,7 +275,7 @@ describe('Client ID Metadata Documents over local HTTPS', () => {
       expect(await resolveClient(db(), site, 'sg_no_such_client')).to.equal(null);
     });
 
-    it('remembers a refused document: named again within five minutes, it is refused without a fetch (issue 13 item 2)', async () => {
+    it('remembers a refused document: named again within five minutes, it is refused without a fetch', async () => {
       const clientId = serve('refused-once', { redirect_uris: ['https://evil.example/callback'] });
       const open = await policy(['localhost']);
       await expectRefused(resolveClient(db(), open, clientId), 'invalid_document');

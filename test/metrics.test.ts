@@ -18,7 +18,7 @@ function samples(text: string, name: string): string[] {
 }
 
 /**
- * Operations (issue 14): Prometheus metrics on their own listener (METRICS_PORT), never on a site's origin, and the
+ * Operations: Prometheus metrics on their own listener (METRICS_PORT), never on a site's origin, and the
  * readiness probe /readyz next to the liveness probe /healthz.
  */
 describeEachDatabase('metrics and readiness', (scratch) => {

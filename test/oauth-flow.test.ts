@@ -11,7 +11,7 @@ import { startTestServer, type TestServer } from './support/server.js';
  * real sign-in and consent pages and a strict relying party (openid-client with id_token signature checks).
  */
 for (const variant of ['A', 'B'] as const satisfies readonly Variant[]) {
-  describeEachDatabase(`the whole OAuth flow through the pages with openid-client [variant ${variant}] (issue 3)`, (scratch) => {
+  describeEachDatabase(`the whole OAuth flow through the pages with openid-client [variant ${variant}]`, (scratch) => {
     let server: TestServer;
     before(async () => {
       server = await startTestServer(scratch(), { variant });

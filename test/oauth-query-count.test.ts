@@ -7,10 +7,10 @@ import { discover, exchangeCode, issueCode, makeClient, makeUser, PASSWORD, post
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
- * Statements per request on the OAuth hot paths (issue 12, items 1 and 2): exact counts, so a change that adds a round
+ * Statements per request on the OAuth hot paths: exact counts, so a change that adds a round
  * trip shows here. BEGIN and COMMIT count (knex reports them as queries).
  */
-describeEachDatabase('OAuth hot paths: SQL statements per request (issue 12)', (scratch) => {
+describeEachDatabase('OAuth hot paths: SQL statements per request', (scratch) => {
   let server: TestServer;
   let as: oauth.AuthorizationServer;
   let member: User;

@@ -6,7 +6,7 @@ import Koa from 'koa';
 import { routeByPrefix } from '../src/http/prefix-routing.js';
 
 /**
- * Issue 12 (hot paths): the token-side endpoints are routed apart from the site's other routes. The split must answer
+ * Hot paths: the token-side endpoints are routed apart from the site's other routes. The split must answer
  * exactly as one router holding both sets would (200s, 404s, 405 with Allow, OPTIONS, upper case, trailing slash), and
  * start-up must refuse a route placed on the wrong side of the prefix.
  */
@@ -31,7 +31,7 @@ async function serve(middleware: Koa.Middleware): Promise<{ server: Server; url:
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-describe('routing by prefix (issue 12, item 1)', () => {
+describe('routing by prefix', () => {
   let split: { server: Server; url: string };
   let single: { server: Server; url: string };
 

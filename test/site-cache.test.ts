@@ -7,10 +7,10 @@ import { runCli } from './support/processes.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
- * The site of a request comes from a per-process cache (issue 12, item 1): a change made in this process is seen at
+ * The site of a request comes from a per-process cache (one read per lifetime on the hot paths): a change made in this process is seen at
  * once, one made by another process within the cache's lifetime (SCHOOLGATE_SITE_CACHE_SECONDS, 5 s by default).
  */
-describeEachDatabase('site cache (issue 12)', (scratch) => {
+describeEachDatabase('site cache', (scratch) => {
   it('reads a site once per lifetime, drops every entry on a local write, and never caches an unknown origin', async () => {
     const db = scratch().db;
     const site = await createSite(db, { origin: 'https://cache.example', name: 'Cache School', subdomain: 'cache' });

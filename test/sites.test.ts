@@ -17,7 +17,7 @@ function request(port: number, path: string, headers: Record<string, string>): P
   });
 }
 
-describeEachDatabase('sites: one origin = one site (issue 2, many sites per process)', (scratch) => {
+describeEachDatabase('sites: one origin = one site, many sites per process', (scratch) => {
   let server: TestServer;
   before(async () => {
     server = await startTestServer(scratch());

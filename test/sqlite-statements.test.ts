@@ -7,10 +7,10 @@ interface RawConnection {
 }
 
 /**
- * Issue 12 (SQLite hot paths): the embedded store prepares each SQL text once per connection and reuses the
+ * SQLite hot paths: the embedded store prepares each SQL text once per connection and reuses the
  * statement, bounded, and a reused statement still sees schema changes. SQLite only: MySQL has no such cache.
  */
-describe('SQLite: prepared statements reused per connection (issue 12)', () => {
+describe('SQLite: prepared statements reused per connection', () => {
   let scratch: ScratchDatabase;
   let connection: RawConnection;
 

@@ -5,7 +5,7 @@ import { createScratchDatabase, TEST_DATABASE_KINDS, type ScratchDatabase } from
 import { freePort, runCli, startServerProcess } from './support/processes.js';
 
 for (const kind of TEST_DATABASE_KINDS) {
-  describe(`first run and shutdown [${kind}] (issue 2, items 5 and 7)`, function () {
+  describe(`first run and shutdown [${kind}]`, function () {
     this.timeout(120000);
     let scratch: ScratchDatabase;
     before(async () => {
@@ -47,7 +47,7 @@ for (const kind of TEST_DATABASE_KINDS) {
     });
   });
 
-  describe(`concurrent migrations [${kind}] (issue 2, bad input)`, function () {
+  describe(`concurrent migrations [${kind}]: one runs, the others wait`, function () {
     this.timeout(120000);
     let scratch: ScratchDatabase;
     before(async () => {

@@ -14,7 +14,7 @@ import { runCli } from './support/processes.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
- * One account, two schools (issue 13 item 1; docs/data-model.md, "Accounts shared by schools"). Every write scoped to
+ * One account, two schools (docs/data-model.md, "Accounts shared by schools"). Every write scoped to
  * school B (its import, its admin API, a sign-in there) changes nothing school A serves: userinfo, the id_token, the
  * member GraphQL API, /mcp and A's admin API answer exactly what they answered before, and a password school B gives
  * the account signs it in at B only. The account's own password is the host's (`user set-password`), never a school's.

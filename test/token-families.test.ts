@@ -25,10 +25,10 @@ interface PairState {
 }
 
 /**
- * Token families (issue 11, item 1 and 2; spec: Token pair table; RFC 9700 4.14.2; RFC 7009 2.1). Every pair carries
+ * Token families (spec: Token pair table; RFC 9700 4.14.2; RFC 7009 2.1). Every pair carries
  * the grant of the authorization code it descends from; revoking any token of the grant revokes all of its pairs.
  */
-describeEachDatabase('token families: rotation chains, reuse detection and grant-wide revocation (issue 11)', (scratch) => {
+describeEachDatabase('token families: rotation chains, reuse detection and grant-wide revocation', (scratch) => {
   let server: TestServer;
   let as: oauth.AuthorizationServer;
   let member: User;
@@ -223,7 +223,7 @@ describeEachDatabase('token families: rotation chains, reuse detection and grant
     });
   });
 
-  describe('concurrent refreshes of one token (item 2)', () => {
+  describe('concurrent refreshes of one token', () => {
     it('answers all 100 with 200; each supersedes the one before, so exactly one successor is live, and the old pair stays live until it is used', async function () {
       this.timeout(120000);
       const p = await authorize();

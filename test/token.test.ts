@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from './support/server.js';
 
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
-describeEachDatabase('token endpoint, refresh rotation, userinfo and revocation [variant A] (issue 3)', (scratch) => {
+describeEachDatabase('token endpoint, refresh rotation, userinfo and revocation [variant A]', (scratch) => {
   let server: TestServer;
   let as: oauth.AuthorizationServer;
   let member: User;
@@ -165,7 +165,7 @@ describeEachDatabase('token endpoint, refresh rotation, userinfo and revocation 
       expect(await userinfoStatus(original.access_token)).to.equal(401);
     });
 
-    it('serialises concurrent refreshes of one token: every one answers 200 and exactly one successor stays live (issue 11)', async () => {
+    it('serialises concurrent refreshes of one token: every one answers 200 and exactly one successor stays live', async () => {
       const original = await tokensFor(publicApp);
       const responses = await Promise.all(Array.from({ length: 6 }, () => postForm(as.token_endpoint ?? '', { grant_type: 'refresh_token', refresh_token: String(original.refresh_token), client_id: publicApp.client.clientId })));
       expect(responses.map((response) => response.status)).to.deep.equal([200, 200, 200, 200, 200, 200]);
@@ -319,7 +319,7 @@ describeEachDatabase('token endpoint, refresh rotation, userinfo and revocation 
   }
 });
 
-describeEachDatabase('token endpoint and introspection [variant B] (issue 3)', (scratch) => {
+describeEachDatabase('token endpoint and introspection [variant B]', (scratch) => {
   let server: TestServer;
   let as: oauth.AuthorizationServer;
   let member: User;

@@ -7,8 +7,8 @@ function driverError(message: string, fields: Record<string, unknown>): Error {
   return Object.assign(new Error(message), fields);
 }
 
-/** Issue 11, item 3: one transaction helper that reruns conflicts, then answers 503, never 500. */
-describe('withTransaction (issue 11)', () => {
+/** One transaction helper that reruns conflicts, then answers 503, never 500. */
+describe('withTransaction', () => {
   it('recognises deadlocks, lock-wait timeouts, Galera certification failures and SQLite busy errors, and nothing else', () => {
     expect(isTransactionConflict(driverError('Deadlock found when trying to get lock; try restarting transaction', { code: 'ER_LOCK_DEADLOCK', errno: 1213 }))).to.equal(true);
     expect(isTransactionConflict(driverError('Lock wait timeout exceeded; try restarting transaction', { code: 'ER_LOCK_WAIT_TIMEOUT', errno: 1205 }))).to.equal(true);

@@ -7,7 +7,7 @@ import { findSignInAccountAt, normalizeEmail, type User } from './users.js';
 
 /**
  * Password sign-in with rate limits per account and per client address, counted in the database so every instance
- * shares them (issue 3). Not shown in the spec; our choice (docs/authorize.md):
+ * shares them (spec: Limits). Not shown in the spec; our choice (docs/authorize.md):
  * - per account (the email as typed, normalised): 5 failed attempts per 15-minute window;
  * - per client address (IPv4 address, or IPv6 /64): 20 failed attempts per 15-minute window.
  * Each attempt is counted before the password is checked (so parallel guesses cannot slip past the limit) and

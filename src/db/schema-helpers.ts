@@ -40,7 +40,7 @@ export function money(table: Knex.CreateTableBuilder, prefix: string, nullable =
   }
 }
 
-/** `external_id` is the key an import document gives a record; re-imports match on it (issue 2, import). */
+/** `external_id` is the key an import document gives a record; re-imports match on it. */
 export function externalId(table: Knex.CreateTableBuilder, scope: string): void {
   table.string('external_id', 191).nullable();
   table.unique([scope, 'external_id']);

@@ -1,4 +1,4 @@
-/** Where the reference pages live on every site (issue 7: documentation from the contracts). */
+/** Where the reference pages live on every site, rendered from the contracts. */
 export const DOCS_PATHS = {
   index: '/docs',
   adminApi: '/docs/admin-api',

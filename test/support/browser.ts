@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 
-/** Debian's Chromium (issue 3: "Playwright driving Debian's Chromium"); browser tests fail, never skip, without it. */
+/** Playwright drives Debian's Chromium; browser tests fail, never skip, without it. */
 export const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 

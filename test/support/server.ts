@@ -8,7 +8,7 @@ import { TEST_KEY_ENCRYPTION_KEY, useTestKeyEncryptionKey } from './key-encrypti
 export interface TestServer {
   running: RunningServer;
   port: number;
-  /** Two sites on one server: http://localhost:PORT and http://127.0.0.1:PORT (issue 2, many sites per process). */
+  /** Two sites on one server: http://localhost:PORT and http://127.0.0.1:PORT (many sites per process). */
   siteA: Site;
   siteB: Site;
   stop(): Promise<void>;
