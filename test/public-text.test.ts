@@ -35,7 +35,7 @@ const OTHER_STANDARDS: RegExp[] = [];
 const SECTION_NAMES =
   /What the service does|Resources and their fields|GraphQL operations on the member API|States and transitions|viewer \(root of the member GraphQL API\)|\bCourse node\b|\bPayment node\b|\bToken record\b|\bAuthentication \d+|"not shown"|not shown by the/g;
 
-/** Internal tracker references: "issue 3", "issues 4 and 5", "issue #7". */
+/** Internal tracker references: the word "issue" or "issues" followed by a number, with or without "#". */
 const ISSUES = /\bissues? #?\d+/gi;
 
 /** Every offending passage of `text`, with a little context, for the failure message (one entry per passage). */
