@@ -7,7 +7,7 @@ import { createUser, type User } from '../src/accounts/users.js';
 import { createClient, type OAuthClient } from '../src/clients/clients.js';
 import { requireDate } from '../src/db/connection.js';
 import { SCOPE_WORDING } from '../src/oauth/authorize/scope-wording.js';
-import { currentHits, hit } from '../src/shared/rate-limit.js';
+import { currentHits, hit } from '../src/db/rate-limit.js';
 import { sha256Hex } from '../src/shared/random.js';
 import { createSite, type Site } from '../src/sites/sites.js';
 import {

@@ -1,6 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Database } from '../db/connection.js';
-import { hit, release } from '../shared/rate-limit.js';
+import { hit, release } from '../db/rate-limit.js';
 import { sha256Hex } from '../shared/random.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { findSignInAccountAt, normalizeEmail, type User } from './users.js';

@@ -5,7 +5,7 @@ import type { Database } from '../db/connection.js';
 import type { SiteState } from '../http/state.js';
 import { AppError } from '../shared/errors.js';
 import { LruCache } from '../shared/lru-cache.js';
-import { hit, type RateLimitResult } from '../shared/rate-limit.js';
+import { hit, type RateLimitResult } from '../db/rate-limit.js';
 import { OAuthError } from './errors.js';
 
 /**

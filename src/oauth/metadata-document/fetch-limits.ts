@@ -1,5 +1,5 @@
 import type { Database } from '../../db/connection.js';
-import { currentHits } from '../../shared/rate-limit.js';
+import { currentHits } from '../../db/rate-limit.js';
 import { sha256Hex } from '../../shared/random.js';
 import { addressBucket, ANONYMOUS_LIMITS, countHit, TooManyRequestsError, type Limit } from '../anonymous-limits.js';
 import { MetadataDocumentRefusedError, type RefusalReason } from './errors.js';

@@ -1,5 +1,5 @@
-import type { Database } from '../db/connection.js';
-import { withTransaction } from '../db/transaction.js';
+import type { Database } from './connection.js';
+import { withTransaction } from './transaction.js';
 
 /**
  * Fixed-window rate limiting over the `rate_limit_counters` table, so every instance sharing the database shares
