@@ -9,10 +9,9 @@ import { registerKeyCommands } from './commands/keys.js';
 import { registerOperationCommands } from './commands/operations.js';
 import { registerSiteCommands } from './commands/sites.js';
 import { registerVendorPlatformCommands } from './commands/vendors.js';
-import { print, printFailure, type CommandResult } from './runtime.js';
+import { print, printFailure, type Runner } from './runtime.js';
 
-/** Wraps a command's action: prints its result (text or --json) and turns failures into an exit code. */
-export type Runner = <A extends unknown[]>(action: (...args: A) => Promise<CommandResult>) => (...args: A) => Promise<void>;
+export type { Runner } from './runtime.js';
 
 /**
  * Every command is registered up front (so --help lists them all), but a command file loads only commander, the

@@ -14,6 +14,9 @@ export interface CommandResult {
   exitCode?: number;
 }
 
+/** Wraps a command's action: prints its result (text or --json) and turns failures into an exit code. */
+export type Runner = <A extends unknown[]>(action: (...args: A) => Promise<CommandResult>) => (...args: A) => Promise<void>;
+
 /** Exit codes: 1 = the command failed (bad input, conflict, unreachable database), 2 = usage error. */
 export class CliError extends Error {
   constructor(

@@ -2,8 +2,7 @@ import type { Command } from 'commander';
 import type { User } from '../../accounts/users.js';
 import type { Database } from '../../db/connection.js';
 import type { Site } from '../../sites/sites.js';
-import { CliError, withDatabase, type CommandResult } from '../runtime.js';
-import type { Runner } from '../program.js';
+import { CliError, withDatabase, type CommandResult, type Runner } from '../runtime.js';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];

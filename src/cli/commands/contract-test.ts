@@ -1,6 +1,5 @@
 import { Option, type Command } from 'commander';
-import { CliError, type CommandResult } from '../runtime.js';
-import type { Runner } from '../program.js';
+import { CliError, type CommandResult, type Runner } from '../runtime.js';
 
 export const DEFAULT_TIMEOUT_MS = 10000;
 

@@ -3,8 +3,7 @@ import { loadConfig } from '../../config/config.js';
 // Light (no database driver), so they load at start-up: the option's default, the dry run, the report's rows.
 import { DEFAULT_BATCH_SIZE, prune, type PruneReport } from '../../housekeeping/prune.js';
 import { PRUNE_TARGETS } from '../../housekeeping/prune-rules.js';
-import { CliError, parseWholeNumber, table, withDatabase, type CommandResult } from '../runtime.js';
-import type { Runner } from '../program.js';
+import { CliError, parseWholeNumber, table, withDatabase, type CommandResult, type Runner } from '../runtime.js';
 
 interface PruneCommandOptions {
   retentionDays?: string;

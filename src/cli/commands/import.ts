@@ -2,8 +2,7 @@ import fs from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { ImportReport } from '../../import/import-site.js';
 import { importProgressDisplay } from '../import-progress.js';
-import { CliError, withDatabase, type CommandResult } from '../runtime.js';
-import type { Runner } from '../program.js';
+import { CliError, withDatabase, type CommandResult, type Runner } from '../runtime.js';
 
 async function readDocument(file: string): Promise<unknown> {
   try {

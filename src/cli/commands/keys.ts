@@ -3,8 +3,7 @@ import { ConfigError } from '../../config/config.js';
 import { KEY_ENCRYPTION_ENV } from '../../config/key-encryption.js';
 import { configuredKeyRing, type KeyRing } from '../../keys/key-ring.js';
 import type { ReencryptionReport } from '../../keys/reencryption.js';
-import { CliError, parseWholeNumber, table, withDatabase, type CommandResult } from '../runtime.js';
-import type { Runner } from '../program.js';
+import { CliError, parseWholeNumber, table, withDatabase, type CommandResult, type Runner } from '../runtime.js';
 
 /**
  * DEFAULT_REENCRYPTION_BATCH_SIZE of keys/reencryption.ts, which loads jose and the database layer: --help shows

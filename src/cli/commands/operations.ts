@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.js';
-import { withDatabase, type CommandResult } from '../runtime.js';
-import type { Runner } from '../program.js';
+import { withDatabase, type CommandResult, type Runner } from '../runtime.js';
 
 export function registerOperationCommands(program: Command, run: Runner): void {
   program

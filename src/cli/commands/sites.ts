@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { Site, SiteSettings } from '../../sites/sites.js';
-import { parseSwitch, table, withDatabase, type CommandResult } from '../runtime.js';
-import type { Runner } from '../program.js';
+import { parseSwitch, table, withDatabase, type CommandResult, type Runner } from '../runtime.js';
 
 function siteJson(site: Site, hosts: string[]) {
   return {

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { VendorPlatform } from '../../oauth/registration/vendor-platforms.js';
-import { table, withDatabase, type CommandResult } from '../runtime.js';
-import type { Runner } from '../program.js';
+import { table, withDatabase, type CommandResult, type Runner } from '../runtime.js';
 
 function platformJson(platform: VendorPlatform) {
   return {
