@@ -1,7 +1,8 @@
 import { ADMIN_API_BASE_PATH } from '../../admin/contract.js';
 import { OAUTH_PATHS } from '../../oauth/endpoints.js';
 import { ContractViolation } from '../response-validation.js';
-import { fail, isObject, show, type Check, type CheckContext, type LoadedContract } from './check.js';
+import type { Check, CheckContext, LoadedContract } from './check.js';
+import { fail, isObject, show } from './expectations.js';
 import { bearerChallenge, where, type HttpAnswer } from './http.js';
 import { requireContract } from './openapi.js';
 

@@ -1,7 +1,8 @@
 import { importJWK, type JWK } from 'jose';
 import { ALL_SCOPES } from '../../clients/scopes.js';
 import { OAUTH_PATHS } from '../../oauth/endpoints.js';
-import { expectObject, fail, isObject, Problems, show, stringArray, type Check, type CheckContext } from './check.js';
+import type { Check, CheckContext } from './check.js';
+import { expectObject, fail, isObject, Problems, show, stringArray } from './expectations.js';
 
 /**
  * The discovery documents, against the spec's Endpoints and Discovery sections: the paths of the Endpoints table are

@@ -1,6 +1,7 @@
 import { auditServer } from 'graphql-http';
 import { OAUTH_PATHS } from '../../oauth/endpoints.js';
-import { fail, isObject, Problems, show, type Check, type CheckContext, type GraphqlEndpoint } from './check.js';
+import type { Check, CheckContext, GraphqlEndpoint } from './check.js';
+import { fail, isObject, Problems, show } from './expectations.js';
 import { bearerChallenge, expectStatus, mediaTypeOfAnswer, parseJsonAnswer, where, type HttpAnswer } from './http.js';
 
 /** The spec's member API paths (Endpoints): one per variant. */

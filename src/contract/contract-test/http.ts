@@ -1,4 +1,4 @@
-import { fail, show } from './check.js';
+import { fail, show } from './expectations.js';
 
 /** One answer, read in full. */
 export interface HttpAnswer {

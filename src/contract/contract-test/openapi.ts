@@ -2,7 +2,8 @@ import { validate } from '@readme/openapi-parser';
 import { ADMIN_API_BASE_PATH } from '../../admin/contract.js';
 import { OPENAPI_DOCUMENT_PATH } from '../../admin/openapi-document.js';
 import { ResponseContract } from '../response-validation.js';
-import { expectObject, fail, isObject, Problems, show, type Check, type CheckContext, type LoadedContract } from './check.js';
+import type { Check, CheckContext, LoadedContract } from './check.js';
+import { expectObject, fail, isObject, Problems, show } from './expectations.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 

@@ -1,5 +1,6 @@
 import { adminChecks } from './admin.js';
-import { CheckFailure, type Check, type CheckContext, type CheckOutcome, type CheckReport, type ContractTestOptions } from './check.js';
+import type { Check, CheckContext, CheckOutcome, CheckReport, ContractTestOptions } from './check.js';
+import { CheckFailure } from './expectations.js';
 import { discoveryChecks, fetchAuthorizationServerMetadata } from './discovery.js';
 import { findGraphqlEndpoint, graphqlChecks } from './graphql.js';
 import { HttpClient } from './http.js';
