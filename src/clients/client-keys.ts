@@ -1,6 +1,7 @@
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import type { FieldProblem } from '../shared/errors.js';
-import type { ClientJwks, TokenEndpointAuthMethod } from './clients.js';
+import type { TokenEndpointAuthMethod } from './auth-methods.js';
+import type { ClientJwks } from './client.js';
 
 /**
  * RFC 7518 3.1 / RFC 8037 3.1: the signing algorithms a client assertion may use; never `none`, never HMAC. An Ed25519

@@ -1,6 +1,7 @@
 import type { FieldProblem } from '../shared/errors.js';
 import { asClientJwks, validateClientKeys } from './client-keys.js';
-import { TOKEN_ENDPOINT_AUTH_METHODS, type ClientJwks, type ClientKind, type OAuthClient, type TokenEndpointAuthMethod } from './clients.js';
+import { TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from './auth-methods.js';
+import type { ClientJwks, ClientKind, OAuthClient } from './client.js';
 import { isLoopbackHost, redirectUriProblem } from './redirect-uris.js';
 
 /**
