@@ -110,14 +110,5 @@ export function parseJsonColumn<T>(value: unknown): T {
   return (typeof value === 'string' ? JSON.parse(value) : value) as T;
 }
 
-// EPIPE: a query written to a pooled MySQL connection whose server side has gone ("This socket has been ended by
-// the other party"), the first symptom of a database that went down under a live pool (test/mcp.test.ts).
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', 'SQLITE_BUSY', 'SQLITE_CANTOPEN']);
-
-/** True when the store could not be reached or timed out, as opposed to a query that is wrong. */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  if (error.name === 'KnexTimeoutError') return true;
-  const code = (error as Error & { code?: unknown }).code;
-  return typeof code === 'string' && UNAVAILABLE_CODES.has(code);
-}
+/** Which errors mean the store could not be reached is the failure classifier's (src/shared/failure.ts). */
+export { isDatabaseUnavailable } from '../shared/failure.js';

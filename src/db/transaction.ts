@@ -1,34 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
-import { ServiceUnavailableError } from '../shared/errors.js';
+import { TransactionConflictError } from '../shared/errors.js';
+import { isTransactionConflict } from '../shared/failure.js';
 import type { Database } from './connection.js';
 
-/**
- * Errors that mean "another transaction won": the whole transaction is safe to run again from its first statement.
- * - ER_LOCK_DEADLOCK (1213): an InnoDB deadlock victim, and how a Galera node reports a certification failure or a
- *   brute-force abort by a replicated write set ("Deadlock: wsrep aborted transaction").
- * - ER_LOCK_WAIT_TIMEOUT (1205): a row lock held longer than innodb_lock_wait_timeout.
- * - ER_CHECKREAD (1020): "Record has changed since last read" under MariaDB's snapshot isolation.
- * - SQLITE_BUSY / SQLITE_BUSY_SNAPSHOT: another process holds the SQLite write lock past the busy timeout.
- */
-const CONFLICT_CODES = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', 'ER_CHECKREAD', 'SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT']);
-const CONFLICT_ERRNOS = new Set([1213, 1205, 1020]);
-
-export function isTransactionConflict(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const { code, errno } = error as Error & { code?: unknown; errno?: unknown };
-  if (typeof code === 'string' && CONFLICT_CODES.has(code)) return true;
-  if (typeof errno === 'number' && CONFLICT_ERRNOS.has(errno)) return true;
-  // Galera names its aborts in the message whatever code the driver attaches.
-  return /\bWSREP\b.*\b(conflict|aborted|certification)\b/i.test(error.message) || /wsrep aborted transaction/i.test(error.message);
-}
-
-/** A transaction that kept losing conflicts: the request gets 503 temporarily_unavailable with Retry-After, never 500. */
-export class TransactionConflictError extends ServiceUnavailableError {
-  constructor(attempts: number) {
-    super(`the change conflicted with concurrent changes ${attempts} times in a row; retry shortly`);
-  }
-}
+// Which errors are conflicts, and the error a transaction that kept losing becomes, are the failure classifier's (src/shared/failure.ts).
+export { isTransactionConflict } from '../shared/failure.js';
+export { TransactionConflictError } from '../shared/errors.js';
 
 export interface TransactionOptions {
   /** Runs of the whole transaction before giving up; 8 unless set. */

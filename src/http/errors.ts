@@ -1,32 +1,16 @@
 import type { Middleware, ParameterizedContext } from 'koa';
-import { isDatabaseUnavailable } from '../db/connection.js';
-import { isTransactionConflict } from '../db/transaction.js';
-import { AppError, ServiceUnavailableError, ValidationError } from '../shared/errors.js';
+import { AppError, ValidationError } from '../shared/errors.js';
+import { classifyFailure, type Failure } from '../shared/failure.js';
 import { browserErrorPage } from '../pages/browser-error-page.js';
 import type { RequestState, SiteState } from './state.js';
 
-/** Errors Koa or its middleware raise themselves (body parser, ctx.throw) carry an HTTP status. */
-function httpStatusOf(error: unknown): number | null {
-  const status = (error as { status?: unknown } | null)?.status;
-  return typeof status === 'number' && status >= 400 && status < 600 ? status : null;
-}
-
-function isZlibDataError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return error instanceof Error && (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR');
-}
-
+/** Anything thrown, as the interfaces word it (src/shared/failure.ts). */
 export function toAppError(error: unknown): AppError {
-  if (error instanceof AppError) return error;
-  if (isDatabaseUnavailable(error)) return new ServiceUnavailableError('the database is unreachable; retry shortly');
-  // A single statement outside withTransaction can lose a conflict too (a Galera brute-force abort): retryable, not a fault.
-  if (isTransactionConflict(error)) return new ServiceUnavailableError('the change conflicted with a concurrent change; retry shortly');
-  const status = httpStatusOf(error);
-  if (status !== null && status < 500 && error instanceof Error) return new AppError(status, status === 413 ? 'request_too_large' : 'invalid_request', error.message);
-  // A request body whose Content-Encoding does not decompress (zlib's data and buffer errors) is the client's fault.
-  if (isZlibDataError(error)) return new AppError(400, 'invalid_request', `the request body could not be decoded as its Content-Encoding says: ${(error as Error).message}`);
-  return new AppError(500, 'server_error', 'the server failed to handle the request');
+  return classifyFailure(error).error;
 }
+
+/** How one interface answers a failure; the error middleware has already logged a fault of ours. */
+export type ErrorRenderer = (ctx: ParameterizedContext<RequestState>, failure: Failure) => void;
 
 /** Paths whose clients read JSON whatever they accept: the APIs, discovery, the agent guide, the probes. */
 const MACHINE_PATHS = /^\/(api\/|\.well-known\/|mcp$|member\/graphql$|account\/graphql$|openapi\.json$|auth\.md$|healthz$|readyz$)/;
@@ -37,12 +21,34 @@ function wantsPage(ctx: ParameterizedContext<RequestState>): boolean {
 }
 
 /**
- * The one error middleware: every failure becomes an RFC 6749 style JSON body `{ error, error_description }`
- * (plus the failing JSON pointers for invalid input), or, for a browser navigating to a page, a small HTML page with
- * the request id. Interfaces with another error format (GraphQL, admin
- * problem+json) render their own errors before they reach here.
+ * The OAuth interfaces' format, and the fallback of every path that declares none: an RFC 6749 style JSON body
+ * `{ error, error_description }` (plus the failing JSON pointers for invalid input), or, for a browser navigating to
+ * a page, a small HTML page with the request id. A database that cannot answer, or a conflict lost, is 503
+ * `temporarily_unavailable` with `Retry-After` on every interface.
  */
-export function errorHandling(): Middleware<RequestState> {
+export const jsonOrPageErrors: ErrorRenderer = (ctx, { error }) => {
+  ctx.status = error.status;
+  ctx.set(error.headers);
+  ctx.set('Cache-Control', 'no-store');
+  if (wantsPage(ctx)) {
+    const site = (ctx.state as Partial<SiteState>).site;
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = browserErrorPage({ status: error.status, request: `${ctx.method} ${ctx.path}`, siteName: site?.name ?? null, requestId: ctx.state.requestId, detail: error.message });
+    return;
+  }
+  ctx.body = {
+    error: error.code,
+    error_description: error.message,
+    ...(error instanceof ValidationError && error.problems.length > 0 ? { problems: error.problems } : {}),
+  };
+};
+
+/**
+ * The one error middleware: every failure is classified once (src/shared/failure.ts), a fault of ours is logged, and
+ * `render` answers it. Interfaces with another error format (GraphQL, MCP, admin problem+json) render their own
+ * errors with the same classifier before they reach here.
+ */
+export function errorHandling(render: ErrorRenderer = jsonOrPageErrors): Middleware<RequestState> {
   return async (ctx, next) => {
     try {
       await next();
@@ -56,22 +62,9 @@ export function errorHandling(): Middleware<RequestState> {
         throw new AppError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}${ctx.response.get('Allow') ? `; allowed: ${ctx.response.get('Allow')}` : ''}`);
       }
     } catch (raw) {
-      const error = toAppError(raw);
-      if (error.status >= 500) ctx.state.log.error({ err: raw }, 'request failed');
-      ctx.status = error.status;
-      ctx.set(error.headers);
-      ctx.set('Cache-Control', 'no-store');
-      if (wantsPage(ctx)) {
-        const site = (ctx.state as Partial<SiteState>).site;
-        ctx.type = 'text/html; charset=utf-8';
-        ctx.body = browserErrorPage({ status: error.status, request: `${ctx.method} ${ctx.path}`, siteName: site?.name ?? null, requestId: ctx.state.requestId, detail: error.message });
-        return;
-      }
-      ctx.body = {
-        error: error.code,
-        error_description: error.message,
-        ...(error instanceof ValidationError && error.problems.length > 0 ? { problems: error.problems } : {}),
-      };
+      const failure = classifyFailure(raw);
+      if (failure.error.status >= 500) ctx.state.log.error({ err: raw }, 'request failed');
+      render(ctx, failure);
     }
   };
 }

@@ -1,7 +1,5 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { isDatabaseUnavailable } from '../db/connection.js';
-import { isTransactionConflict } from '../db/transaction.js';
-import { AppError, ServiceUnavailableError } from '../shared/errors.js';
+import { classifyFailure, isRetryable } from '../shared/failure.js';
 import type { McpSession } from './session.js';
 
 /**
@@ -9,13 +7,13 @@ import type { McpSession } from './session.js';
  * instead, src/mcp/tool.ts). A protocol error is answered as it is; a store that cannot answer (unreachable, or a
  * transaction that lost a conflict) is -32603 with `data.error` `temporarily_unavailable`, so a client retries; a
  * client's mistake the domain found is -32602; anything else is masked as -32603 and logged. Never the driver's text.
+ * The kinds come from the one failure classifier (src/shared/failure.ts).
  */
 export function protocolErrorOf(error: unknown, session: McpSession): ProtocolError {
   if (error instanceof ProtocolError) return error;
-  if (isDatabaseUnavailable(error) || isTransactionConflict(error) || error instanceof ServiceUnavailableError) {
-    return new ProtocolError(ProtocolErrorCode.InternalError, 'The school is temporarily unavailable; retry shortly', { error: 'temporarily_unavailable' });
-  }
-  if (error instanceof AppError && error.status < 500) return new ProtocolError(ProtocolErrorCode.InvalidParams, error.message, { error: error.code });
+  const failure = classifyFailure(error);
+  if (isRetryable(failure)) return new ProtocolError(ProtocolErrorCode.InternalError, 'The school is temporarily unavailable; retry shortly', { error: 'temporarily_unavailable' });
+  if (failure.kind === 'client') return new ProtocolError(ProtocolErrorCode.InvalidParams, failure.error.message, { error: failure.error.code });
   session.log.error({ err: error }, 'mcp request failed');
   return new ProtocolError(ProtocolErrorCode.InternalError, 'The request failed unexpectedly; retry later', { error: 'server_error' });
 }

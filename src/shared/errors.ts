@@ -62,3 +62,10 @@ export class ServiceUnavailableError extends AppError {
     super(503, 'temporarily_unavailable', message, { 'Retry-After': '1' });
   }
 }
+
+/** A transaction that kept losing conflicts (src/db/transaction.ts): the request gets 503 temporarily_unavailable with Retry-After, never 500. */
+export class TransactionConflictError extends ServiceUnavailableError {
+  constructor(attempts: number) {
+    super(`the change conflicted with concurrent changes ${attempts} times in a row; retry shortly`);
+  }
+}

@@ -1,8 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { ParameterizedContext } from 'koa';
 import type { components } from '../../../generated/admin-api.js';
-import { toAppError } from '../../http/errors.js';
 import { AppError, ValidationError } from '../../shared/errors.js';
+import { classifyFailure } from '../../shared/failure.js';
 
 export type Problem = components['schemas']['Problem'];
 export type ProblemError = components['schemas']['ProblemError'];
@@ -61,8 +61,9 @@ function fromDomainError(error: AppError): AdminProblem {
   return new AdminProblem(error.status, error.code, error.message, [], { ...error.headers });
 }
 
+/** The admin API's format for any failure, classified by the one classifier (src/shared/failure.ts). */
 export function toProblem(raw: unknown): AdminProblem {
-  return fromDomainError(toAppError(raw));
+  return fromDomainError(classifyFailure(raw).error);
 }
 
 export function problemBody(problem: AdminProblem, instance: string): Problem {
