@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { findClientWithSecret } from '../src/clients/clients.js';
 import { buildDemoDocument } from '../src/demo/demo-school.js';
 import { importSiteDocument } from '../src/import/import-site.js';
-import { addVendorPlatform, findVendorPlatform, listVendorPlatforms } from '../src/oauth/registration/vendor-platforms.js';
+import { addVendorPlatform, findVendorPlatform, listVendorPlatforms } from '../src/clients/vendor-platforms.js';
 import { createSite, findSiteByOrigin } from '../src/sites/sites.js';
 import { describeEachDatabase } from './support/databases.js';
 import { runCli } from './support/processes.js';

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import type { Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
-import { clientNameKey } from '../oauth/registration/vendor-platforms.js';
-import { endGrantsWhere } from '../oauth/logout/end-grant.js';
-import { revokePairsWhere } from '../oauth/tokens/store.js';
+import { clientNameKey } from './vendor-platforms.js';
+import { endGrantsWhere } from '../grants/end-grant.js';
+import { revokePairsWhere } from '../grants/revocation.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
 import { sha256Hex } from '../shared/random.js';
 import { actorIds, clientIdsByRef, recordedActor, type Actor, type RecordedActor } from './actors.js';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { requireDate, toDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
-import { endGrant } from '../oauth/logout/end-grant.js';
+import { endGrant } from '../grants/end-grant.js';
 import { NotFoundError } from '../shared/errors.js';
 import type { Site } from '../sites/sites.js';
 import { audienceOf } from './clients.js';

@@ -8,7 +8,7 @@ import { ConflictError, NotFoundError } from '../shared/errors.js';
 import { ACTIVE_SUBSCRIPTION_STATES } from './references.js';
 import { containsPattern } from '../db/queries.js';
 import { withTransaction } from '../db/transaction.js';
-import { revokeTokensNoLongerPermitted } from '../oauth/tokens/access-removal.js';
+import { revokeTokensNoLongerPermitted } from '../grants/access-removal.js';
 
 /**
  * Members of a site (docs/admin-people.md): an account (`users`, global across sites) with at least one row in

@@ -79,7 +79,7 @@ export function registerAccountCommands(program: Command, run: Runner): void {
     .requiredOption('--email <email>', 'sign-in email of the account')
     .action(
       run(async (options: Omit<RoleOptions, 'role'>): Promise<CommandResult> => {
-        const { endGrantsWhere } = await import('../../oauth/logout/end-grant.js');
+        const { endGrantsWhere } = await import('../../grants/end-grant.js');
         return withDatabase(async (db) => {
           const { site, user } = await siteAndUser(db, options);
           const revokedPairs = await endGrantsWhere(db, site.id, (pairs) => pairs.where({ user_id: user.id }), 'revoked');

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { VendorPlatform } from '../../oauth/registration/vendor-platforms.js';
+import type { VendorPlatform } from '../../clients/vendor-platforms.js';
 import { table, withDatabase, type CommandResult, type Runner } from '../runtime.js';
 
 function platformJson(platform: VendorPlatform) {
@@ -45,7 +45,7 @@ export function registerVendorPlatformCommands(program: Command, run: Runner): v
       run(async (options: AddOptions): Promise<CommandResult> => {
         const [{ parseScopeString }, { addVendorPlatform }, { requireSiteByOrigin }] = await Promise.all([
           import('../../clients/scopes.js'),
-          import('../../oauth/registration/vendor-platforms.js'),
+          import('../../clients/vendor-platforms.js'),
           import('../../sites/sites.js'),
         ]);
         return withDatabase(async (db) => {
@@ -70,7 +70,7 @@ export function registerVendorPlatformCommands(program: Command, run: Runner): v
     .requiredOption('--site <origin>', 'the site, named by its origin')
     .action(
       run(async (options: { site: string }): Promise<CommandResult> => {
-        const [{ listVendorPlatforms }, { requireSiteByOrigin }] = await Promise.all([import('../../oauth/registration/vendor-platforms.js'), import('../../sites/sites.js')]);
+        const [{ listVendorPlatforms }, { requireSiteByOrigin }] = await Promise.all([import('../../clients/vendor-platforms.js'), import('../../sites/sites.js')]);
         return withDatabase(async (db) => {
           const site = await requireSiteByOrigin(db, options.site);
           const platforms = await listVendorPlatforms(db, site.id);
@@ -96,7 +96,7 @@ export function registerVendorPlatformCommands(program: Command, run: Runner): v
     .option('--delete-client', 'also delete its OAuth client, which revokes every token it holds')
     .action(
       run(async (options: { site: string; clientName: string; deleteClient?: boolean }): Promise<CommandResult> => {
-        const [{ removeVendorPlatform }, { requireSiteByOrigin }] = await Promise.all([import('../../oauth/registration/vendor-platforms.js'), import('../../sites/sites.js')]);
+        const [{ removeVendorPlatform }, { requireSiteByOrigin }] = await Promise.all([import('../../clients/vendor-platforms.js'), import('../../sites/sites.js')]);
         return withDatabase(async (db) => {
           const site = await requireSiteByOrigin(db, options.site);
           const { platform, clientDeleted } = await removeVendorPlatform(db, site.id, options.clientName, { deleteClient: Boolean(options.deleteClient) });

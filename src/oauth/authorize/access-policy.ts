@@ -1,6 +1,6 @@
 import type { Role } from '../../accounts/roles.js';
 import type { OAuthClient } from '../../clients/clients.js';
-import { rolesPermitClient } from '../authorization-policy.js';
+import { rolesPermitClient } from '../../grants/authorization-policy.js';
 
 /**
  * Who may authorize which client (spec, Authentication 4 and 5), decided by the shared rolesPermitClient (also

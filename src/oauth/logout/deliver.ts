@@ -3,7 +3,7 @@ import { parseJsonColumn } from '../../db/connection.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import { metadataDocumentHosts } from '../../sites/registration-policy.js';
 import { signLogoutToken } from './logout-token.js';
-import type { LogoutSubject } from './outbox.js';
+import type { LogoutSubject } from '../../grants/logout-outbox.js';
 import { postLogoutToken, type PostOutcome } from './post-logout-token.js';
 
 /** Attempts before a notice is abandoned: with the backoff below, retries span about an hour. */

@@ -2,7 +2,7 @@ import { importJWK, SignJWT } from 'jose';
 import type { Database } from '../../db/connection.js';
 import { activeSigningKey, SIGNING_ALG } from '../../keys/signing-keys.js';
 import { randomToken } from '../../shared/random.js';
-import type { LogoutSubject } from './outbox.js';
+import type { LogoutSubject } from '../../grants/logout-outbox.js';
 
 /** OIDC Back-Channel Logout 1.0 2.4: the one event a logout token carries. */
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';

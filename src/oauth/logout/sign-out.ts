@@ -1,7 +1,7 @@
 import type { SignInSession } from '../../accounts/sessions.js';
 import type { Database } from '../../db/connection.js';
 import { withTransaction } from '../../db/transaction.js';
-import { dedupe, queueLogouts, type QueuedLogout } from './outbox.js';
+import { dedupe, queueLogouts, type QueuedLogout } from '../../grants/logout-outbox.js';
 
 interface SessionGrantRow {
   client_ref: number;

@@ -1,9 +1,10 @@
 import type { Scope } from '../../clients/scopes.js';
 import type { Database } from '../../db/connection.js';
 import { withTransaction } from '../../db/transaction.js';
-import { endGrants } from '../logout/end-grant.js';
+import { endGrants } from '../../grants/end-grant.js';
+import { revocation, type RevokedReason } from '../../grants/revocation.js';
 import { recordLastUse } from './last-used.js';
-import { insertPair, revocation, type IssuedPair, type RevokedReason, type TokenPair } from './store.js';
+import { insertPair, type IssuedPair, type TokenPair } from './store.js';
 
 /*
  * Refresh rotation (spec: Token pair table; RFC 9700 4.14.2), as row writes. Lock order is parent before child

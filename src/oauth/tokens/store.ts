@@ -3,17 +3,10 @@ import type { Scope } from '../../clients/scopes.js';
 import { requireDate, toDate, type Database } from '../../db/connection.js';
 import { withTransaction } from '../../db/transaction.js';
 import { randomToken, sha256Hex } from '../../shared/random.js';
+import { revocation, type RevokedReason } from '../../grants/revocation.js';
 import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from './lifetimes.js';
 
-/**
- * Why a pair stopped working; the refresh grant tells reuse (RFC 9700 4.14.2) from a harmless retry by it.
- * - rotated: its successor was received (first presented to an API, or refreshed); presenting this refresh token again is reuse.
- * - superseded: a retried refresh replaced it before it was ever presented (the lost-response retry).
- * - revoked: the revocation endpoint, the client's deletion, or an operator.
- * - reuse_detected / code_replayed: the whole grant, after a rotated refresh token or a used code came back.
- * - access_removed: the member lost the roles this client needs at the site.
- */
-export type RevokedReason = 'rotated' | 'superseded' | 'revoked' | 'reuse_detected' | 'code_replayed' | 'access_removed';
+export type { RevokedReason } from '../../grants/revocation.js';
 
 /**
  * One token record: an access token and its refresh token with one revocation stamp (spec: Token record). Pairs
@@ -205,20 +198,10 @@ export async function findPairByRefreshToken(db: Database, refreshToken: string)
   return row ? pairFromRow(row) : null;
 }
 
-/** The columns that stop a pair: both of its tokens at once, first stamp kept (callers filter on revoked_at IS NULL). */
-export function revocation(reason: RevokedReason, now: Date): { revoked_at: Date; revoked_reason: RevokedReason } {
-  return { revoked_at: now, revoked_reason: reason };
-}
-
 /**
  * Revokes every live pair of a grant in one statement (RFC 7009 2.1: revoking a token SHOULD revoke the grant; RFC
  * 9700 4.14.2 on refresh-token reuse; RFC 6749 4.1.2 on a replayed code). Pairs already revoked keep their reason.
  */
 export async function revokeGrant(db: Database, grantId: string, reason: RevokedReason, now = new Date()): Promise<number> {
   return withTransaction(db, (trx) => trx('token_pairs').where({ grant_id: grantId }).whereNull('revoked_at').update(revocation(reason, now)));
-}
-
-/** Revokes every live pair of a client (its deletion) or of a user at a site. */
-export async function revokePairsWhere(db: Database, where: { client_ref?: number; site_id?: number; user_id?: number }, reason: RevokedReason, now = new Date()): Promise<number> {
-  return withTransaction(db, (trx) => trx('token_pairs').where(where).whereNull('revoked_at').update(revocation(reason, now)));
 }

@@ -1,4 +1,4 @@
-import type { Database } from '../../db/connection.js';
+import type { Database } from '../db/connection.js';
 
 /**
  * The back-channel logout outbox (table logout_deliveries): a logout notice is queued in the transaction that ends

@@ -1,7 +1,7 @@
-import { rolesAt } from '../../accounts/roles.js';
-import type { Database } from '../../db/connection.js';
-import { permittedAudiences } from '../authorization-policy.js';
-import { endGrantsWhere } from '../logout/end-grant.js';
+import { rolesAt } from '../accounts/roles.js';
+import type { Database } from '../db/connection.js';
+import { permittedAudiences } from './authorization-policy.js';
+import { endGrantsWhere } from './end-grant.js';
 
 /**
  * Call after changing a member's roles at a site, in the same transaction: revokes, in one statement, every live pair
