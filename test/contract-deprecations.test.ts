@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DiffReport } from '../src/contract/diff/report.js';
-import { parseDeprecationReason } from '../src/contract/deprecations/graphql.js';
+import { parseDeprecationReason } from '../src/deprecations/graphql-deprecations.js';
 import { projectPath } from '../src/shared/paths.js';
 import { changeById, ContractRepo } from './support/contract-repo.js';
 

@@ -1,5 +1,5 @@
 import { adminCatalog, type KnownDeprecation } from '../../deprecations/catalog.js';
-import { operationsOf } from '../../contract/deprecations/openapi.js';
+import { operationsOf } from '../../deprecations/openapi-deprecations.js';
 import { DOCS_PATHS } from '../../docs/paths.js';
 
 /**

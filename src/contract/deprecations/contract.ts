@@ -2,9 +2,9 @@ import type { GraphQLSchema } from 'graphql';
 import { openapiDocumentOf } from '../diff/openapi.js';
 import { schemaOf, VARIANT_NAMES } from '../diff/schemas.js';
 import type { ContractSources } from '../diff/sources.js';
-import { addMonths, MINIMUM_NOTICE_MONTHS, type Deprecation } from './deprecation.js';
-import { graphqlDeprecations, resolvesCoordinate } from './graphql.js';
-import { openapiDeprecations, operationIds } from './openapi.js';
+import { addMonths, MINIMUM_NOTICE_MONTHS, type Deprecation } from '../../deprecations/deprecation.js';
+import { graphqlDeprecations, resolvesCoordinate } from '../../deprecations/graphql-deprecations.js';
+import { openapiDeprecations, operationIds } from '../../deprecations/openapi-deprecations.js';
 
 /**
  * The deprecations of a whole contract (both member API variants and the admin API), and what the lint

@@ -1,4 +1,4 @@
-import { isCalendarDate, todayUtc } from '../deprecations/deprecation.js';
+import { isCalendarDate, todayUtc } from '../../deprecations/deprecation.js';
 import { UsageError } from './sources.js';
 
 /**

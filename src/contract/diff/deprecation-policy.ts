@@ -1,4 +1,4 @@
-import { addMonths, MINIMUM_NOTICE_MONTHS, type Deprecation } from '../deprecations/deprecation.js';
+import { addMonths, MINIMUM_NOTICE_MONTHS, type Deprecation } from '../../deprecations/deprecation.js';
 import type { ContractChange } from './changes.js';
 
 /**

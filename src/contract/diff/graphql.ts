@@ -1,8 +1,8 @@
 import { CriticalityLevel, diff } from '@graphql-inspector/core';
 import type { GraphQLSchema } from 'graphql';
 import { requiredScopes } from '../../graphql/scopes.js';
-import type { Deprecation } from '../deprecations/deprecation.js';
-import { coordinateOfInspectorPath, graphqlDeprecations, resolvesCoordinate } from '../deprecations/graphql.js';
+import type { Deprecation } from '../../deprecations/deprecation.js';
+import { coordinateOfInspectorPath, graphqlDeprecations, resolvesCoordinate } from '../../deprecations/graphql-deprecations.js';
 import type { ContractChange, Severity } from './changes.js';
 import { deprecationChanges, removalVerdict } from './deprecation-policy.js';
 import { schemaOf, VARIANT_NAMES } from './schemas.js';

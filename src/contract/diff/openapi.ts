@@ -1,7 +1,7 @@
 import { apiCompare, type Diff } from 'api-smart-diff';
 import { parse } from 'yaml';
-import type { Deprecation } from '../deprecations/deprecation.js';
-import { openapiDeprecations } from '../deprecations/openapi.js';
+import type { Deprecation } from '../../deprecations/deprecation.js';
+import { openapiDeprecations } from '../../deprecations/openapi-deprecations.js';
 import type { ContractChange, Severity } from './changes.js';
 import { deprecationChanges, removalVerdict } from './deprecation-policy.js';
 import { UsageError, type ContractSources } from './sources.js';
