@@ -10,7 +10,7 @@ import { OAuthError } from './errors.js';
 
 /**
  * What anonymous traffic may make us do, per client address and per client (docs/oauth.md, "Limits on anonymous
- * traffic"). Every count is a fixed-window counter in `rate_limit_counters` (src/shared/rate-limit.ts), so all
+ * traffic"). Every count is a fixed-window counter in `rate_limit_counters` (src/db/rate-limit.ts), so all
  * instances share it. Sign-in attempts have their own limits (src/accounts/sign-in.ts).
  */
 export const ANONYMOUS_LIMITS = {
