@@ -1,4 +1,5 @@
 import { html, type Html } from '../pages/html.js';
+import demoSchool from './demo-school.json' with { type: 'json' };
 
 /**
  * The demo school's pictures: its logo, favicon, course covers and Mia's avatar, drawn here as small SVGs in the
@@ -8,12 +9,13 @@ import { html, type Html } from '../pages/html.js';
  * and its escapes are XML's too.
  */
 
-export const DEMO_COLORS = { primary: '#1f3a5f', accent: '#f2a541' } as const;
+/** The school's colours, as its document's appearance gives them. */
+export const DEMO_COLORS = { primary: demoSchool.site.appearance.primaryColor, accent: demoSchool.site.appearance.accentColor } as const;
 
 const WHITE = '#ffffff';
 const FONT = 'Helvetica, Arial, sans-serif';
 
-/** Every demo picture, by name, at its path on the site's origin. */
+/** Every demo picture, by name, at its path on the site's origin (demo-school.json links them under `{origin}`). */
 export const DEMO_ASSET_PATHS = {
   logo: '/assets/northwind-logo.svg',
   favicon: '/assets/favicon.svg',
@@ -24,12 +26,7 @@ export const DEMO_ASSET_PATHS = {
   miaAvatar: '/assets/avatars/mia-chen.svg',
 } as const;
 
-export type DemoAssetName = keyof typeof DEMO_ASSET_PATHS;
-
-/** The URL the demo document links a picture by. */
-export function demoAssetUrl(origin: string, name: DemoAssetName): string {
-  return `${origin}${DEMO_ASSET_PATHS[name]}`;
-}
+type DemoAssetName = keyof typeof DEMO_ASSET_PATHS;
 
 function svg(width: number, height: number, title: string, content: Html): string {
   return html`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img"><title>${title}</title>${content}</svg>
