@@ -1,4 +1,6 @@
 import { requireDate, toDate } from '../db/connection.js';
+import { renamedBack } from '../data/columns.js';
+import { eventColumns, eventFromRow, eventPlace, eventUrl, type EventRow } from '../data/events.js';
 import type { MemberContext } from './context.js';
 import { DEFAULT_LIMITS, fetchPage, pageWindow, type Page, type PageArgs, type SortKey } from './pagination.js';
 
@@ -40,22 +42,15 @@ export interface EventRegistrationRecord {
   event: EventRecord;
 }
 
-interface RegistrationRow {
-  /** The registration id (the list's tie-breaker). */
-  id: number;
-  state: string;
+/** The registration's own columns beside its event's (whose id is renamed: the registration id is the tie-breaker). */
+interface RegistrationRow extends EventRow {
+  registration_state: string;
   registered_at: unknown;
   canceled_at: unknown;
-  event_id: number;
-  slug: string;
-  title: string;
-  description: string | null;
-  starts_at: unknown;
-  ends_at: unknown;
-  timezone: string;
-  format: string;
-  location: string | null;
+  event_id: number | string;
 }
+
+const EVENT_ID_ALIAS = { id: 'event_id' } as const;
 
 /** Schema: "Ordered by event start, newest first", ties broken by the registration id. */
 const EVENT_REGISTRATIONS_ORDER: SortKey = [
@@ -68,10 +63,6 @@ export function registrationState(stored: string): EventRegistrationState {
   if (stored === 'canceled') return 'CANCELED';
   if (stored === 'attended') return 'CHECKED_IN';
   return 'REGISTERED';
-}
-
-export function eventUrl(origin: string, slug: string): string {
-  return `${origin}/events/${encodeURIComponent(slug)}`;
 }
 
 /**
@@ -89,43 +80,34 @@ export async function listEventRegistrations(ctx: MemberContext, args: PageArgs)
       .where('events.site_id', ctx.site.id)
       .select(
         'event_registrations.id as id',
-        'event_registrations.state as state',
+        'event_registrations.state as registration_state',
         'event_registrations.registered_at as registered_at',
         'event_registrations.canceled_at as canceled_at',
-        'events.id as event_id',
-        'events.slug as slug',
-        'events.title as title',
-        'events.description as description',
-        'events.starts_at as starts_at',
-        'events.ends_at as ends_at',
-        'events.timezone as timezone',
-        'events.format as format',
-        'events.location as location',
+        ...eventColumns('events', EVENT_ID_ALIAS),
       );
   const page = await fetchPage<RegistrationRow & Record<string, unknown>>(base, EVENT_REGISTRATIONS_ORDER, window);
   return {
     ...page,
     nodes: page.nodes.map((row) => {
-      const isOnline = row.format !== 'venue';
+      const event = eventFromRow(renamedBack<EventRow>(row, EVENT_ID_ALIAS));
       return {
         id: Number(row.id),
-        state: registrationState(row.state),
+        state: registrationState(row.registration_state),
         ticketName: null,
         seats: 1,
         registeredAt: requireDate(row.registered_at),
         canceledAt: toDate(row.canceled_at),
         event: {
-          id: Number(row.event_id),
-          slug: row.slug,
-          title: row.title,
-          description: row.description,
+          id: event.id,
+          slug: event.slug,
+          title: event.title,
+          description: event.description,
           coverImageUrl: null,
-          startAt: requireDate(row.starts_at),
-          endAt: toDate(row.ends_at),
-          timezone: row.timezone,
-          isOnline,
-          venue: isOnline ? null : row.location,
-          url: eventUrl(ctx.site.origin, row.slug),
+          startAt: event.startsAt,
+          endAt: event.endsAt,
+          timezone: event.timezone,
+          ...eventPlace(event),
+          url: eventUrl(ctx.site.origin, event.slug),
         },
       };
     }),

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
-import { requireDate, toDate } from '../db/connection.js';
+import { requireDate } from '../db/connection.js';
+import { consultingServiceColumns, consultingServiceFromRow, consultingServicesOfSite, coursesOfServices, type ConsultingServiceRow } from '../data/consulting-services.js';
+import { compareSlots, consultingSlotColumns, consultingSlotFromRow, currentSlots, weekdayName, type ConsultingSlotRow, type Weekday } from '../data/consulting-slots.js';
 import { ValidationError } from '../shared/errors.js';
 import type { MemberContext } from './context.js';
 import { DEFAULT_LIMITS, encodeCursor, fetchPage, pageWindow, type KeyValue, type Page, type PageArgs, type PageWindow, type SortKey } from './pagination.js';
@@ -8,9 +10,7 @@ import { DEFAULT_LIMITS, encodeCursor, fetchPage, pageWindow, type KeyValue, typ
 export const MEETING_STATES = ['available', 'scheduled', 'canceled'] as const;
 export type MeetingState = (typeof MEETING_STATES)[number];
 
-/** Days of the week in ISO order (Monday first), as the API names them. */
-export const WEEKDAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const;
-export type Weekday = (typeof WEEKDAYS)[number];
+export { WEEKDAYS, type Weekday } from '../data/consulting-slots.js';
 
 /**
  * A consulting service offered against the courses delivered to the viewer (spec: Consulting). A catalogue entry:
@@ -77,30 +77,16 @@ export interface MeetingFilter {
 // ---------------------------------------------------------------------------------------------------------------
 // Services offered to the viewer.
 
-interface ServiceRow {
-  id: number;
-  title: string;
-  description: string | null;
-  duration_minutes: number;
-  capacity: number;
-}
-
-const SERVICE_COLUMNS = [
-  'consulting_services.id as id',
-  'consulting_services.title as title',
-  'consulting_services.description as description',
-  'consulting_services.duration_minutes as duration_minutes',
-  'consulting_services.capacity as capacity',
-];
-
 /** Schema: consultingServices "Ordered by title", ties broken by id. */
 const SERVICES_ORDER: SortKey = [
   { column: 'consulting_services.title', descending: false },
   { column: 'consulting_services.id', descending: false },
 ];
 
-function serviceFromRow(row: ServiceRow): ConsultingServiceRecord {
-  return { id: Number(row.id), title: row.title, description: row.description, durationMinutes: Number(row.duration_minutes), capacity: Number(row.capacity) };
+/** What the member API shows of a service: a catalogue entry, so no price and no status. */
+function serviceFromRow(row: ConsultingServiceRow): ConsultingServiceRecord {
+  const { id, title, description, durationMinutes, capacity } = consultingServiceFromRow(row);
+  return { id, title, description, durationMinutes, capacity };
 }
 
 /**
@@ -125,9 +111,7 @@ function deliveredEnrollment(ctx: MemberContext, courseColumn: string): Knex.Que
 export async function listConsultingServices(ctx: MemberContext, args: PageArgs): Promise<Page<ConsultingServiceRecord>> {
   const window = pageWindow(args, DEFAULT_LIMITS, SERVICES_ORDER);
   const base = () =>
-    ctx
-      .db('consulting_services')
-      .where('consulting_services.site_id', ctx.site.id)
+    consultingServicesOfSite(ctx.db, ctx.site.id)
       .where('consulting_services.status', 'published')
       .whereExists(
         ctx
@@ -136,8 +120,8 @@ export async function listConsultingServices(ctx: MemberContext, args: PageArgs)
           .whereExists(deliveredEnrollment(ctx, 'csc.course_id'))
           .select(ctx.db.raw('1')),
       )
-      .select(SERVICE_COLUMNS);
-  const page = await fetchPage<ServiceRow & Record<string, unknown>>(base, SERVICES_ORDER, window);
+      .select(consultingServiceColumns());
+  const page = await fetchPage<ConsultingServiceRow & Record<string, unknown>>(base, SERVICES_ORDER, window);
   return { ...page, nodes: page.nodes.map(serviceFromRow) };
 }
 
@@ -147,7 +131,7 @@ export async function listConsultingServices(ctx: MemberContext, args: PageArgs)
  */
 export async function consultingServiceById(ctx: MemberContext, serviceId: number): Promise<ConsultingServiceRecord | null> {
   const loader = ctx.loader<number, ConsultingServiceRecord | null>('consulting-service', async (ids) => {
-    const rows: ServiceRow[] = await ctx.db('consulting_services').where('consulting_services.site_id', ctx.site.id).whereIn('consulting_services.id', [...ids]).select(SERVICE_COLUMNS);
+    const rows: ConsultingServiceRow[] = await consultingServicesOfSite(ctx.db, ctx.site.id).whereIn('consulting_services.id', [...ids]).select(consultingServiceColumns());
     const byId = new Map(rows.map((row) => [Number(row.id), serviceFromRow(row)]));
     return ids.map((id) => byId.get(id) ?? null);
   });
@@ -157,11 +141,7 @@ export async function consultingServiceById(ctx: MemberContext, serviceId: numbe
 /** The viewer's delivered courses a service is offered against, by title; batched across services (one query). */
 export async function coursesOfService(ctx: MemberContext, serviceId: number): Promise<CourseRefRecord[]> {
   const loader = ctx.loader<number, CourseRefRecord[]>('consulting-service-courses', async (ids) => {
-    const rows: Array<{ service_id: number; id: number; slug: string; title: string }> = await ctx
-      .db('consulting_service_courses as csc')
-      .join('courses as c', 'c.id', 'csc.course_id')
-      .whereIn('csc.service_id', [...ids])
-      .where('c.site_id', ctx.site.id)
+    const rows: Array<{ service_id: number; id: number; slug: string; title: string }> = await coursesOfServices(ctx.db, ctx.site.id, ids)
       .whereExists(deliveredEnrollment(ctx, 'c.id'))
       .orderBy([{ column: 'c.title' }, { column: 'c.id' }])
       .select('csc.service_id as service_id', 'c.id as id', 'c.slug as slug', 'c.title as title');
@@ -176,48 +156,30 @@ export async function coursesOfService(ctx: MemberContext, serviceId: number): P
   return loader.load(serviceId);
 }
 
-/** Stored weekday: 0 = Sunday … 6 = Saturday. */
-function weekdayOf(stored: number): Weekday {
-  return WEEKDAYS[(((stored + 6) % 7) + 7) % 7] ?? 'MONDAY';
-}
-
 /**
  * The recurring weekly slots of a service (spec: "`slots` is the recurring availability"), Monday first, then start
  * time; slots whose validity ended are left out. Batched across services (one query).
  */
 export async function slotsOfService(ctx: MemberContext, serviceId: number): Promise<ConsultingSlotRecord[]> {
   const loader = ctx.loader<number, ConsultingSlotRecord[]>('consulting-service-slots', async (ids) => {
-    const rows: Array<{
-      id: number;
-      service_id: number;
-      weekday: number;
-      start_time: string;
-      duration_minutes: number;
-      timezone: string;
-      capacity: number;
-      valid_from: unknown;
-      valid_until: unknown;
-    }> = await ctx
-      .db('consulting_slots as sl')
-      .join('consulting_services as cs', 'cs.id', 'sl.service_id')
-      .where('cs.site_id', ctx.site.id)
-      .whereIn('sl.service_id', [...ids])
-      .where((current) => current.whereNull('sl.valid_until').orWhere('sl.valid_until', '>', ctx.now))
-      .select('sl.id', 'sl.service_id', 'sl.weekday', 'sl.start_time', 'sl.duration_minutes', 'sl.timezone', 'sl.capacity', 'sl.valid_from', 'sl.valid_until');
-    const slots = rows.map(
-      (row): ConsultingSlotRecord => ({
-        id: Number(row.id),
-        serviceId: Number(row.service_id),
-        weekday: weekdayOf(Number(row.weekday)),
-        startTime: row.start_time,
-        durationMinutes: Number(row.duration_minutes),
-        timezone: row.timezone,
-        capacity: Number(row.capacity),
-        validFrom: toDate(row.valid_from),
-        validUntil: toDate(row.valid_until),
-      }),
-    );
-    slots.sort((a, b) => WEEKDAYS.indexOf(a.weekday) - WEEKDAYS.indexOf(b.weekday) || a.startTime.localeCompare(b.startTime) || a.id - b.id);
+    const query = ctx.db('consulting_slots as sl').join('consulting_services as cs', 'cs.id', 'sl.service_id').where('cs.site_id', ctx.site.id).whereIn('sl.service_id', [...ids]);
+    const rows = (await currentSlots(query, ctx.now, 'sl').select(consultingSlotColumns('sl'))) as ConsultingSlotRow[];
+    const slots = rows
+      .map(consultingSlotFromRow)
+      .sort(compareSlots)
+      .map(
+        (slot): ConsultingSlotRecord => ({
+          id: slot.id,
+          serviceId: slot.serviceId,
+          weekday: weekdayName(slot.weekday),
+          startTime: slot.startTime,
+          durationMinutes: slot.durationMinutes,
+          timezone: slot.timezone,
+          capacity: slot.capacity,
+          validFrom: slot.validFrom,
+          validUntil: slot.validUntil,
+        }),
+      );
     return ids.map((id) => slots.filter((slot) => slot.serviceId === id));
   });
   return loader.load(serviceId);

@@ -1,11 +1,12 @@
-import { requireDate, toDate } from '../db/connection.js';
+import { consultingServiceColumns, consultingServiceFromRow, consultingServicesOfSite, coursesOfServices, type ConsultingServiceData, type ConsultingServiceRow, type ServiceStatus } from '../data/consulting-services.js';
+import { consultingSlotColumns, consultingSlotFromRow, type ConsultingSlotData, type ConsultingSlotRow } from '../data/consulting-slots.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow, versionMismatch } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
 import type { Site } from '../sites/sites.js';
-import { optionalNumber, timeZoneOrProblem, usersWithRoleAt } from './common.js';
+import { timeZoneOrProblem, usersWithRoleAt } from './common.js';
 import { type Queryable } from '../db/queries.js';
-import { moneyColumns, moneyFromColumns, priceProblems, type Money } from '../shared/money.js';
+import { moneyColumns, priceProblems, type Money } from '../shared/money.js';
 import { withTransaction } from '../db/transaction.js';
 
 /**
@@ -13,74 +14,36 @@ import { withTransaction } from '../db/transaction.js';
  * /consulting-services/{serviceId}/slots). Rules: docs/admin-scheduling.md, Consulting services and Slots.
  */
 
-export const SERVICE_STATUSES = ['draft', 'published', 'archived'] as const;
-export type ServiceStatus = (typeof SERVICE_STATUSES)[number];
+export { SERVICE_STATUSES, type ServiceStatus } from '../data/consulting-services.js';
 
-export interface ServiceRecord {
-  id: number;
-  title: string;
-  description: string | null;
+/** A service as operators manage it, with the courses it is offered against. */
+export interface ServiceRecord extends ConsultingServiceData {
   courseIds: number[];
-  durationMinutes: number;
-  capacity: number;
-  price: Money | null;
-  status: ServiceStatus;
-  version: number;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-interface ServiceRow {
-  id: number | string;
-  title: string;
-  description: string | null;
-  duration_minutes: number | string;
-  capacity: number | string;
-  price_amount: number | string | null;
-  price_currency: string | null;
-  status: string;
-  version: number | string;
-  created_at: unknown;
-  updated_at: unknown;
 }
 
 /** Course ids per service, ascending (only courses of the site: links never cross sites). */
 async function courseIdsOf(db: Queryable, siteId: number, serviceIds: readonly number[]): Promise<Map<number, number[]>> {
   const byService = new Map<number, number[]>(serviceIds.map((id) => [id, []]));
   if (serviceIds.length === 0) return byService;
-  const rows = (await db('consulting_service_courses as csc')
-    .join('courses as c', 'c.id', 'csc.course_id')
-    .whereIn('csc.service_id', [...new Set(serviceIds)])
-    .where('c.site_id', siteId)
+  const rows = (await coursesOfServices(db, siteId, serviceIds)
     .orderBy('c.id')
     .select('csc.service_id as service_id', 'c.id as course_id')) as Array<{ service_id: number | string; course_id: number | string }>;
   for (const row of rows) byService.get(Number(row.service_id))?.push(Number(row.course_id));
   return byService;
 }
 
-async function servicesFromRows(db: Queryable, siteId: number, rows: readonly ServiceRow[]): Promise<ServiceRecord[]> {
+async function servicesFromRows(db: Queryable, siteId: number, rows: readonly ConsultingServiceRow[]): Promise<ServiceRecord[]> {
+  const services = rows.map(consultingServiceFromRow);
   const courses = await courseIdsOf(
     db,
     siteId,
-    rows.map((row) => Number(row.id)),
+    services.map((service) => service.id),
   );
-  return rows.map((row) => ({
-    id: Number(row.id),
-    title: row.title,
-    description: row.description,
-    courseIds: courses.get(Number(row.id)) ?? [],
-    durationMinutes: Number(row.duration_minutes),
-    capacity: Number(row.capacity),
-    price: moneyFromColumns(row.price_amount, row.price_currency),
-    status: (SERVICE_STATUSES as readonly string[]).includes(row.status) ? (row.status as ServiceStatus) : 'draft',
-    version: Number(row.version),
-    createdAt: requireDate(row.created_at),
-    updatedAt: requireDate(row.updated_at),
-  }));
+  return services.map((service) => ({ ...service, courseIds: courses.get(service.id) ?? [] }));
 }
 
 export async function requireService(db: Queryable, siteId: number, serviceId: number): Promise<ServiceRecord> {
-  const row = (await db('consulting_services').where({ id: serviceId, site_id: siteId }).first()) as ServiceRow | undefined;
+  const row = (await consultingServicesOfSite(db, siteId).where('consulting_services.id', serviceId).first(consultingServiceColumns())) as ConsultingServiceRow | undefined;
   const [service] = row ? await servicesFromRows(db, siteId, [row]) : [];
   if (!service) throw new NotFoundError(`This site has no consulting service ${serviceId}.`);
   return service;
@@ -100,13 +63,13 @@ export async function listServices(
   filters: { status?: ServiceStatus | undefined; courseId?: number | undefined },
   query: ListQuery,
 ): Promise<{ services: ServiceRecord[]; nextCursor: string | null }> {
-  const builder = db('consulting_services').where({ site_id: siteId });
+  const builder = consultingServicesOfSite(db, siteId).select(consultingServiceColumns());
   if (filters.status !== undefined) builder.andWhere('status', filters.status);
   if (filters.courseId !== undefined) {
     const courseId = filters.courseId;
     builder.whereExists(db('consulting_service_courses as csc').select(db.raw('1')).whereRaw('csc.service_id = consulting_services.id').where('csc.course_id', courseId));
   }
-  const page = await listPage<ServiceRow, keyof typeof SERVICE_SORTS>(builder, query, { sorts: SERVICE_SORTS, defaultSort: '-createdAt', filters: { ...filters } });
+  const page = await listPage<ConsultingServiceRow, keyof typeof SERVICE_SORTS>(builder, query, { sorts: SERVICE_SORTS, defaultSort: '-createdAt', filters: { ...filters } });
   return { services: await servicesFromRows(db, siteId, page.rows), nextCursor: page.nextCursor };
 }
 
@@ -216,57 +179,7 @@ export async function deleteService(db: Queryable, siteId: number, serviceId: nu
 /** Roles a slot's host may hold at the site. */
 export const HOST_ROLES = ['owner', 'operator', 'staff', 'lecturer'] as const;
 
-export interface SlotRecord {
-  id: number;
-  serviceId: number;
-  /** 0 = Sunday … 6 = Saturday (JavaScript's getDay(), as stored and imported). */
-  weekday: number;
-  /** `HH:MM`, 24-hour, in `timezone`. */
-  startTime: string;
-  durationMinutes: number;
-  timezone: string;
-  capacity: number;
-  hostUserId: number | null;
-  validFrom: Date | null;
-  validUntil: Date | null;
-  version: number;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-interface SlotRow {
-  id: number | string;
-  service_id: number | string;
-  weekday: number | string;
-  start_time: string;
-  duration_minutes: number | string;
-  timezone: string;
-  capacity: number | string;
-  host_user_id: number | string | null;
-  valid_from: unknown;
-  valid_until: unknown;
-  version: number | string;
-  created_at: unknown;
-  updated_at: unknown;
-}
-
-function slotFromRow(row: SlotRow): SlotRecord {
-  return {
-    id: Number(row.id),
-    serviceId: Number(row.service_id),
-    weekday: Number(row.weekday),
-    startTime: row.start_time,
-    durationMinutes: Number(row.duration_minutes),
-    timezone: row.timezone,
-    capacity: Number(row.capacity),
-    hostUserId: optionalNumber(row.host_user_id),
-    validFrom: toDate(row.valid_from),
-    validUntil: toDate(row.valid_until),
-    version: Number(row.version),
-    createdAt: requireDate(row.created_at),
-    updatedAt: requireDate(row.updated_at),
-  };
-}
+export type SlotRecord = ConsultingSlotData;
 
 function slotNotFound(serviceId: number, slotId: number): NotFoundError {
   return new NotFoundError(`Consulting service ${serviceId} of this site has no slot ${slotId}.`);
@@ -277,12 +190,12 @@ export async function requireSlot(db: Queryable, siteId: number, serviceId: numb
   const row = (await db('consulting_slots as s')
     .join('consulting_services as cs', 'cs.id', 's.service_id')
     .where({ 's.id': slotId, 's.service_id': serviceId, 'cs.site_id': siteId })
-    .first('s.*')) as SlotRow | undefined;
+    .first(consultingSlotColumns('s'))) as ConsultingSlotRow | undefined;
   if (!row) {
     await requireService(db, siteId, serviceId);
     throw slotNotFound(serviceId, slotId);
   }
-  return slotFromRow(row);
+  return consultingSlotFromRow(row);
 }
 
 const SLOT_SORTS: SortColumns<'weekday' | 'createdAt'> = {
@@ -292,9 +205,9 @@ const SLOT_SORTS: SortColumns<'weekday' | 'createdAt'> = {
 
 export async function listSlots(db: Queryable, siteId: number, serviceId: number, query: ListQuery): Promise<{ slots: SlotRecord[]; nextCursor: string | null }> {
   await requireService(db, siteId, serviceId);
-  const builder = db('consulting_slots').where({ service_id: serviceId });
-  const page = await listPage<SlotRow, keyof typeof SLOT_SORTS>(builder, query, { sorts: SLOT_SORTS, defaultSort: 'weekday', filters: {} });
-  return { slots: page.rows.map(slotFromRow), nextCursor: page.nextCursor };
+  const builder = db('consulting_slots').where('consulting_slots.service_id', serviceId).select(consultingSlotColumns());
+  const page = await listPage<ConsultingSlotRow, keyof typeof SLOT_SORTS>(builder, query, { sorts: SLOT_SORTS, defaultSort: 'weekday', filters: {} });
+  return { slots: page.rows.map(consultingSlotFromRow), nextCursor: page.nextCursor };
 }
 
 export interface NewSlot {

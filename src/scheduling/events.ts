@@ -1,11 +1,11 @@
-import { requireDate } from '../db/connection.js';
+import { eventColumns, eventFromRow, eventsOfSite, liveRegistrationCounts, type EventData, type EventFormat, type EventRow, type EventStatus } from '../data/events.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow, versionMismatch } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, SlugTakenError, ValidationError, type FieldProblem } from '../shared/errors.js';
 import type { Site } from '../sites/sites.js';
 import { timeZoneOrProblem, webUrlProblem } from './common.js';
 import { type Queryable, isUniqueViolation } from '../db/queries.js';
-import { moneyColumns, moneyFromColumns, priceProblems, type Money } from '../shared/money.js';
+import { moneyColumns, priceProblems, type Money } from '../shared/money.js';
 import { withTransaction } from '../db/transaction.js';
 
 /**
@@ -13,87 +13,12 @@ import { withTransaction } from '../db/transaction.js';
  * count of their live registrations. Rules: docs/admin-scheduling.md, Events.
  */
 
-export const EVENT_STATUSES = ['draft', 'published', 'canceled'] as const;
-export type EventStatus = (typeof EVENT_STATUSES)[number];
-export type EventFormat = 'online' | 'venue';
+export { EVENT_STATUSES, type EventFormat, type EventStatus } from '../data/events.js';
 
-export interface EventRecord {
-  id: number;
-  slug: string;
-  title: string;
-  description: string | null;
-  startsAt: Date;
-  endsAt: Date;
-  timezone: string;
-  format: EventFormat;
-  location: string | null;
-  onlineUrl: string | null;
-  capacity: number | null;
-  price: Money | null;
-  status: EventStatus;
-  isPublic: boolean;
+/** An event as operators manage it, with the count its capacity is held against. */
+export interface EventRecord extends EventData {
   /** Registrations that are not canceled (registered, attended, no_show): what `capacity` is counted against. */
   registeredCount: number;
-  version: number;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-interface EventRow {
-  id: number | string;
-  site_id: number | string;
-  slug: string;
-  title: string;
-  description: string | null;
-  starts_at: unknown;
-  ends_at: unknown;
-  timezone: string;
-  format: string;
-  location: string | null;
-  online_url: string | null;
-  capacity: number | string | null;
-  price_amount: number | string | null;
-  price_currency: string | null;
-  status: string;
-  is_public: number | boolean;
-  version: number | string;
-  created_at: unknown;
-  updated_at: unknown;
-}
-
-function eventFromRow(row: EventRow, registeredCount: number): EventRecord {
-  return {
-    id: Number(row.id),
-    slug: row.slug,
-    title: row.title,
-    description: row.description,
-    startsAt: requireDate(row.starts_at),
-    endsAt: requireDate(row.ends_at),
-    timezone: row.timezone,
-    format: row.format === 'venue' ? 'venue' : 'online',
-    location: row.location,
-    onlineUrl: row.online_url,
-    capacity: row.capacity === null ? null : Number(row.capacity),
-    price: moneyFromColumns(row.price_amount, row.price_currency),
-    status: (EVENT_STATUSES as readonly string[]).includes(row.status) ? (row.status as EventStatus) : 'draft',
-    isPublic: Boolean(row.is_public),
-    registeredCount,
-    version: Number(row.version),
-    createdAt: requireDate(row.created_at),
-    updatedAt: requireDate(row.updated_at),
-  };
-}
-
-/** Registrations that are not canceled, per event (one grouped query). */
-export async function liveRegistrationCounts(db: Queryable, eventIds: readonly number[]): Promise<Map<number, number>> {
-  if (eventIds.length === 0) return new Map();
-  const rows = (await db('event_registrations')
-    .whereIn('event_id', [...new Set(eventIds)])
-    .whereNot('state', 'canceled')
-    .groupBy('event_id')
-    .select('event_id')
-    .count({ total: '*' })) as Array<{ event_id: number | string; total: number | string }>;
-  return new Map(rows.map((row) => [Number(row.event_id), Number(row.total)]));
 }
 
 async function withCounts(db: Queryable, rows: readonly EventRow[]): Promise<EventRecord[]> {
@@ -101,11 +26,11 @@ async function withCounts(db: Queryable, rows: readonly EventRow[]): Promise<Eve
     db,
     rows.map((row) => Number(row.id)),
   );
-  return rows.map((row) => eventFromRow(row, counts.get(Number(row.id)) ?? 0));
+  return rows.map((row) => ({ ...eventFromRow(row), registeredCount: counts.get(Number(row.id)) ?? 0 }));
 }
 
 async function findEventRow(db: Queryable, siteId: number, eventId: number, lock = false): Promise<EventRow | undefined> {
-  const query = db<EventRow>('events').where({ site_id: siteId, id: eventId });
+  const query = eventsOfSite(db, siteId).where('events.id', eventId).select(eventColumns());
   if (lock) query.forUpdate();
   return (await query.first()) as EventRow | undefined;
 }
@@ -118,7 +43,7 @@ function eventNotFound(eventId: number): NotFoundError {
 export async function requireEventRow(db: Queryable, siteId: number, eventId: number, lock = false): Promise<{ id: number; status: EventStatus; capacity: number | null }> {
   const row = await findEventRow(db, siteId, eventId, lock);
   if (!row) throw eventNotFound(eventId);
-  const event = eventFromRow(row, 0);
+  const event = eventFromRow(row);
   return { id: event.id, status: event.status, capacity: event.capacity };
 }
 
@@ -146,7 +71,7 @@ const EVENT_SORTS: SortColumns<'startsAt' | 'createdAt' | 'title'> = {
 
 /** One keyset page of the site's events, newest start first unless `sort` says otherwise. */
 export async function listEvents(db: Queryable, siteId: number, filters: EventFilters, query: ListQuery): Promise<{ events: EventRecord[]; nextCursor: string | null }> {
-  const builder = db('events').where({ site_id: siteId });
+  const builder = eventsOfSite(db, siteId).select(eventColumns());
   if (filters.status !== undefined) builder.andWhere('status', filters.status);
   if (filters.startsFrom !== undefined) builder.andWhere('starts_at', '>=', new Date(filters.startsFrom));
   if (filters.startsTo !== undefined) builder.andWhere('starts_at', '<', new Date(filters.startsTo));

@@ -3,7 +3,8 @@ import { listPage, type ListQuery, type SortColumns } from '../db/keyset-paginat
 import { updateVersionedRow, versionMismatch } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { memberRefs, usersWithRoleAt, type MemberRef } from './common.js';
-import { liveRegistrationCounts, requireEventRow } from './events.js';
+import { liveRegistrationCounts } from '../data/events.js';
+import { requireEventRow } from './events.js';
 import { type Queryable, isUniqueViolation } from '../db/queries.js';
 import { withTransaction } from '../db/transaction.js';
 
