@@ -1,12 +1,12 @@
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
-import bodyParser from 'koa-bodyparser';
 import { adminInterface, openapiDocument, OPENAPI_DOCUMENT_PATH } from './admin/index.js';
 import { agentGuideEndpoint, AGENT_GUIDE_PATH } from './agent-guide/endpoint.js';
 import { demoAssetRoutes } from './demo/asset-routes.js';
 import { docsRoutes } from './docs/routes.js';
-import { memberGraphqlEndpoint, memberGraphqlPath } from './graphql/endpoint.js';
-import { errorHandling } from './http/errors.js';
+import { memberGraphqlEndpoint } from './graphql/endpoint.js';
+import { graphqlHttpErrors } from './graphql/errors.js';
+import { errorHandling, jsonOrPageErrors } from './http/errors.js';
 import { healthCheck, readinessCheck } from './http/health.js';
 import { routeByPrefix } from './http/prefix-routing.js';
 import { requestLogging } from './http/request-id.js';
@@ -35,7 +35,8 @@ export function createApp(services: Services): Koa<RequestState> {
 
   app.use(httpMetrics(services.metrics));
   app.use(requestLogging(logger));
-  app.use(errorHandling());
+  // The OAuth JSON error (or a page for a browser) unless an interface renders its own.
+  app.use(errorHandling(jsonOrPageErrors));
 
   // The process-wide probes, answered for any Host; checked by hand, not by a router every request passes through.
   const probes: Record<string, Middleware<RequestState>> = { '/healthz': healthCheck(db), '/readyz': readinessCheck(db, services.lifecycle) };
@@ -46,17 +47,12 @@ export function createApp(services: Services): Koa<RequestState> {
 
   // Past this point every request belongs to the site of its origin, or gets a 404 naming the origin.
   const siteApp = app.use<SiteState>(siteResolution(db, createSiteCache(config.siteCacheSeconds * 1000)));
-  // The admin API (/api/admin/…) and the admin area (/admin…) read their own bodies, so they come before the body parser.
+  // The admin API (/api/admin/…) and the admin area (/admin…) answer before the site's routes.
   siteApp.use(adminInterface(services));
-  const graphqlPath = memberGraphqlPath(config.variant);
-  // JSON and form bodies up to 64 KiB; the raw text stays on ctx.request.rawBody for parsers with stricter rules.
-  // The member API reads its own body, so malformed JSON gets a GraphQL-over-HTTP answer rather than an OAuth one;
-  // /mcp reads its own too and hands it to the MCP transport.
-  // GET, HEAD and OPTIONS requests carry no body anyone reads, so they skip the parser altogether.
-  const parseBody = bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '64kb', formLimit: '64kb', strict: true });
-  siteApp.use((ctx, next) => (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'OPTIONS' || ctx.path === graphqlPath || ctx.path === MCP_PATH ? next() : parseBody(ctx, next)));
+  const graphqlPath = services.variant.memberGraphql.path;
+  // No body is read here: each route that takes one declares it (acceptBody, src/http/body.ts) or reads it itself.
   const siteRoutes = new Router<SiteState>();
-  siteRoutes.get('/', homePage(config.variant));
+  siteRoutes.get('/', homePage(services.variant));
   siteRoutes.get(OPENAPI_DOCUMENT_PATH, openapiDocument());
   siteRoutes.use(docsRoutes(services).routes());
   const oauth = oauthRoutes(services);
@@ -65,8 +61,10 @@ export function createApp(services: Services): Koa<RequestState> {
   siteRoutes.use(storageRoutes(db).routes());
   siteRoutes.use(demoAssetRoutes().routes());
   const graphql = memberGraphqlEndpoint(services);
-  siteRoutes.get(graphqlPath, graphql);
-  siteRoutes.post(graphqlPath, graphql);
+  // A failure that escapes the member API (authentication's verdict) still answers in its format.
+  const graphqlErrors = errorHandling(graphqlHttpErrors);
+  siteRoutes.get(graphqlPath, graphqlErrors, graphql);
+  siteRoutes.post(graphqlPath, graphqlErrors, graphql);
   siteRoutes.all(MCP_PATH, mcpEndpoint(services));
   siteRoutes.get(AGENT_GUIDE_PATH, agentGuideEndpoint(services, (path) => siteRoutes.match(path, 'GET').route));
   // The token-side endpoints, the busiest, are routed apart from the site's other routes (same answers; fewer patterns tested).
