@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { MemberContext } from '../src/member/context.js';
 import { courseProgress } from '../src/member/courses.js';
-import { AdminApi, issueToken, type Schemas } from './support/admin.js';
+import { issueToken, type Schemas } from './support/admin.js';
+import { useAdminApi } from './support/admin-fixture.js';
 import { describeEachDatabase } from './support/databases.js';
 import { makeUser } from './support/oauth-fixtures.js';
-import { startTestServer, type TestServer } from './support/server.js';
 import { makeCourse, recordProgress, type TestCourse } from './admin-people-fixtures.js';
 
 type Enrollment = Schemas['EnrollmentWithProgress'];
@@ -15,44 +15,36 @@ const DAY = 86400000;
 const inDays = (days: number): string => new Date(Date.now() + days * DAY).toISOString();
 
 describeEachDatabase('admin API: students (enrollments and progress)', (scratch) => {
-  let server: TestServer;
-  let api: AdminApi;
-  let siteBApi: AdminApi;
+  const admin = useAdminApi(scratch, { scopes: ['students:read', 'students:write'], roles: ['operator'] });
   let course: TestCourse;
   let otherCourse: TestCourse;
   let siteBCourse: TestCourse;
 
   before(async () => {
-    server = await startTestServer(scratch());
-    const { token } = await issueToken(scratch().db, server.siteA, { scopes: ['students:read', 'students:write'], roles: ['operator'] });
-    api = await AdminApi.connect(server.siteA.origin, token);
-    const tokenB = await issueToken(scratch().db, server.siteB, { scopes: ['students:read', 'students:write'], roles: ['operator'] });
-    siteBApi = await AdminApi.connect(server.siteB.origin, tokenB.token);
-    course = await makeCourse(scratch().db, server.siteA.id, 'Algebra');
-    otherCourse = await makeCourse(scratch().db, server.siteA.id, 'Geometry');
-    siteBCourse = await makeCourse(scratch().db, server.siteB.id, 'Elsewhere');
+    course = await makeCourse(scratch().db, admin.server.siteA.id, 'Algebra');
+    otherCourse = await makeCourse(scratch().db, admin.server.siteA.id, 'Geometry');
+    siteBCourse = await makeCourse(scratch().db, admin.server.siteB.id, 'Elsewhere');
   });
-  after(() => server.stop());
 
   async function student(name = 'Stu Dent'): Promise<number> {
-    return (await makeUser(scratch().db, server.siteA, ['student'], name)).id;
+    return (await makeUser(scratch().db, admin.server.siteA, ['student'], name)).id;
   }
 
   async function enroll(body: Record<string, unknown>): Promise<{ enrollment: Enrollment; etag: string }> {
-    const answer = await api.call<Enrollment>('createEnrollment', { body });
+    const answer = await admin.api.call<Enrollment>('createEnrollment', { body });
     expect(answer.status, answer.text).to.equal(201);
     return { enrollment: answer.body, etag: answer.headers.get('etag') ?? '' };
   }
 
   it('enrolls a member for life or until a date, with Location, ETag and an empty progress summary', async () => {
     const userId = await student();
-    const answer = await api.call<Enrollment>('createEnrollment', { body: { userId, courseId: course.id, hasLifetimeAccess: true } });
+    const answer = await admin.api.call<Enrollment>('createEnrollment', { body: { userId, courseId: course.id, hasLifetimeAccess: true } });
     expect(answer.status, answer.text).to.equal(201);
     expect(answer.body).to.include({ userId, courseId: course.id, hasLifetimeAccess: true, expiresAt: null, access: 'active', source: 'grant', lastWatched: null });
     expect(answer.body.progress).to.deep.equal({ totalLectures: 3, completedLectures: 0, readLectures: 0, percent: 0 });
     expect(answer.headers.get('etag')).to.equal('"v1"');
-    expect(answer.headers.get('location')).to.equal(`${server.siteA.origin}/api/admin/v1/enrollments/${answer.body.id}`);
-    const read = await api.call<Enrollment>('getEnrollment', { path: { enrollmentId: String(answer.body.id) } });
+    expect(answer.headers.get('location')).to.equal(`${admin.server.siteA.origin}/api/admin/v1/enrollments/${answer.body.id}`);
+    const read = await admin.api.call<Enrollment>('getEnrollment', { path: { enrollmentId: String(answer.body.id) } });
     expect(read.body).to.deep.equal(answer.body);
     const until = inDays(30);
     const { enrollment } = await enroll({ userId, courseId: otherCourse.id, expiresAt: until });
@@ -61,25 +53,25 @@ describeEachDatabase('admin API: students (enrollments and progress)', (scratch)
 
   it('refuses bad access, other sites’ courses, non-members and a second enrollment', async () => {
     const userId = await student();
-    const both = await api.call('createEnrollment', { body: { userId, courseId: course.id, expiresAt: inDays(1), hasLifetimeAccess: true } });
+    const both = await admin.api.call('createEnrollment', { body: { userId, courseId: course.id, expiresAt: inDays(1), hasLifetimeAccess: true } });
     expect(both.status).to.equal(400);
     expect((both.problem.errors ?? []).map((error) => error.pointer)).to.deep.equal(['/hasLifetimeAccess']);
-    const neither = await api.call('createEnrollment', { body: { userId, courseId: course.id } });
+    const neither = await admin.api.call('createEnrollment', { body: { userId, courseId: course.id } });
     expect(neither.status).to.equal(400);
     expect((neither.problem.errors ?? []).map((error) => error.pointer)).to.deep.equal(['']);
-    const past = await api.call('createEnrollment', { body: { userId, courseId: course.id, expiresAt: inDays(-1) } });
+    const past = await admin.api.call('createEnrollment', { body: { userId, courseId: course.id, expiresAt: inDays(-1) } });
     expect((past.problem.errors ?? []).map((error) => error.pointer)).to.deep.equal(['/expiresAt']);
-    const foreignCourse = await api.call('createEnrollment', { body: { userId, courseId: siteBCourse.id, hasLifetimeAccess: true } });
+    const foreignCourse = await admin.api.call('createEnrollment', { body: { userId, courseId: siteBCourse.id, hasLifetimeAccess: true } });
     expect(foreignCourse.status).to.equal(400);
     expect((foreignCourse.problem.errors ?? []).map((error) => error.pointer)).to.deep.equal(['/courseId']);
-    const outsider = await makeUser(scratch().db, server.siteB, ['student'], 'Outsider');
-    const nonMember = await api.call('createEnrollment', { body: { userId: outsider.id, courseId: course.id, hasLifetimeAccess: true } });
+    const outsider = await makeUser(scratch().db, admin.server.siteB, ['student'], 'Outsider');
+    const nonMember = await admin.api.call('createEnrollment', { body: { userId: outsider.id, courseId: course.id, hasLifetimeAccess: true } });
     expect(nonMember.status).to.equal(400);
     expect((nonMember.problem.errors ?? []).map((error) => error.pointer)).to.deep.equal(['/userId']);
-    const unknown = await api.call('createEnrollment', { body: { userId, courseId: course.id, hasLifetimeAccess: true, source: 'purchase' } });
+    const unknown = await admin.api.call('createEnrollment', { body: { userId, courseId: course.id, hasLifetimeAccess: true, source: 'purchase' } });
     expect((unknown.problem.errors ?? []).map((error) => error.pointer)).to.deep.equal(['/source']);
     await enroll({ userId, courseId: course.id, hasLifetimeAccess: true });
-    const again = await api.call('createEnrollment', { body: { userId, courseId: course.id, expiresAt: inDays(3) } });
+    const again = await admin.api.call('createEnrollment', { body: { userId, courseId: course.id, expiresAt: inDays(3) } });
     expect(again.status).to.equal(409);
     expect(again.problem.code).to.equal('already_enrolled');
   });
@@ -90,14 +82,14 @@ describeEachDatabase('admin API: students (enrollments and progress)', (scratch)
     await recordProgress(scratch().db, userId, course, course.lectureIds[0] ?? 0, 'completed');
     await recordProgress(scratch().db, userId, course, course.lectureIds[2] ?? 0, 'read', 42);
     await scratch().db('enrollments').where({ id: enrollment.id }).update({ last_watched_lecture_id: course.lectureIds[2], last_watched_position_seconds: 42, last_watched_at: new Date() });
-    const read = await api.call<Enrollment>('getEnrollment', { path: { enrollmentId: String(enrollment.id) } });
+    const read = await admin.api.call<Enrollment>('getEnrollment', { path: { enrollmentId: String(enrollment.id) } });
     expect(read.body.progress).to.deep.equal({ totalLectures: 3, completedLectures: 1, readLectures: 1, percent: 33 });
     expect(read.body.lastWatched).to.include({ lectureId: course.lectureIds[2], positionSeconds: 42 });
-    const member = await courseProgress(new MemberContext({ db: scratch().db, site: server.siteA, variant: 'A', userId }), course.id);
+    const member = await courseProgress(new MemberContext({ db: scratch().db, site: admin.server.siteA, userId }), course.id);
     expect(member.completedLecturesCount).to.equal(read.body.progress.completedLectures);
     expect(member.totalLecturesCount).to.equal(read.body.progress.totalLectures);
     expect(member.readLecturesCount).to.equal(read.body.progress.readLectures);
-    const progress = await api.call<EnrollmentProgress>('getEnrollmentProgress', { path: { enrollmentId: String(enrollment.id) } });
+    const progress = await admin.api.call<EnrollmentProgress>('getEnrollmentProgress', { path: { enrollmentId: String(enrollment.id) } });
     expect(progress.status, progress.text).to.equal(200);
     expect(progress.body).to.include({ enrollmentId: enrollment.id, userId, courseId: course.id });
     expect(progress.body.summary).to.deep.equal(read.body.progress);
@@ -115,28 +107,28 @@ describeEachDatabase('admin API: students (enrollments and progress)', (scratch)
     const userId = await student();
     const { enrollment, etag } = await enroll({ userId, courseId: course.id, hasLifetimeAccess: true });
     const path = { enrollmentId: String(enrollment.id) };
-    expect((await api.call('updateEnrollment', { path, body: { expiresAt: inDays(5) } })).status).to.equal(428);
-    const noEnd = await api.call('updateEnrollment', { path, headers: { 'if-match': etag }, body: { hasLifetimeAccess: false } });
+    expect((await admin.api.call('updateEnrollment', { path, body: { expiresAt: inDays(5) } })).status).to.equal(428);
+    const noEnd = await admin.api.call('updateEnrollment', { path, headers: { 'if-match': etag }, body: { hasLifetimeAccess: false } });
     expect(noEnd.status).to.equal(400);
     expect((noEnd.problem.errors ?? []).map((error) => error.pointer)).to.deep.equal(['/expiresAt']);
-    const both = await api.call('updateEnrollment', { path, headers: { 'if-match': etag }, body: { hasLifetimeAccess: true, expiresAt: inDays(5) } });
+    const both = await admin.api.call('updateEnrollment', { path, headers: { 'if-match': etag }, body: { hasLifetimeAccess: true, expiresAt: inDays(5) } });
     expect(both.status).to.equal(400);
     const until = inDays(5);
-    const limited = await api.call<Enrollment>('updateEnrollment', { path, headers: { 'if-match': etag }, body: { expiresAt: until }, contentType: 'application/merge-patch+json' });
+    const limited = await admin.api.call<Enrollment>('updateEnrollment', { path, headers: { 'if-match': etag }, body: { expiresAt: until }, contentType: 'application/merge-patch+json' });
     expect(limited.status, limited.text).to.equal(200);
     expect(limited.body).to.include({ hasLifetimeAccess: false, expiresAt: until, access: 'active' });
     expect(limited.headers.get('etag')).to.equal('"v2"');
-    const stale = await api.call('updateEnrollment', { path, headers: { 'if-match': etag }, body: { hasLifetimeAccess: true } });
+    const stale = await admin.api.call('updateEnrollment', { path, headers: { 'if-match': etag }, body: { hasLifetimeAccess: true } });
     expect(stale.status).to.equal(412);
-    const ended = await api.call<Enrollment>('updateEnrollment', { path, headers: { 'if-match': '"v2"' }, body: { expiresAt: new Date().toISOString() } });
+    const ended = await admin.api.call<Enrollment>('updateEnrollment', { path, headers: { 'if-match': '"v2"' }, body: { expiresAt: new Date().toISOString() } });
     expect(ended.body.access).to.equal('expired');
-    const beforeEnrollment = await api.call('updateEnrollment', { path, headers: { 'if-match': '"v3"' }, body: { expiresAt: '2000-01-01T00:00:00.000Z' } });
+    const beforeEnrollment = await admin.api.call('updateEnrollment', { path, headers: { 'if-match': '"v3"' }, body: { expiresAt: '2000-01-01T00:00:00.000Z' } });
     expect((beforeEnrollment.problem.errors ?? []).map((error) => error.pointer)).to.deep.equal(['/expiresAt']);
-    const lifetime = await api.call<Enrollment>('updateEnrollment', { path, headers: { 'if-match': '"v3"' }, body: { hasLifetimeAccess: true } });
+    const lifetime = await admin.api.call<Enrollment>('updateEnrollment', { path, headers: { 'if-match': '"v3"' }, body: { hasLifetimeAccess: true } });
     expect(lifetime.body).to.include({ hasLifetimeAccess: true, expiresAt: null, access: 'active' });
     const races = await Promise.all([
-      api.call('updateEnrollment', { path, headers: { 'if-match': '"v4"' }, body: { expiresAt: inDays(1) } }),
-      api.call('updateEnrollment', { path, headers: { 'if-match': '"v4"' }, body: { expiresAt: inDays(2) } }),
+      admin.api.call('updateEnrollment', { path, headers: { 'if-match': '"v4"' }, body: { expiresAt: inDays(1) } }),
+      admin.api.call('updateEnrollment', { path, headers: { 'if-match': '"v4"' }, body: { expiresAt: inDays(2) } }),
     ]);
     expect(races.map((answer) => answer.status).sort()).to.deep.equal([200, 412]);
   });
@@ -145,36 +137,36 @@ describeEachDatabase('admin API: students (enrollments and progress)', (scratch)
     const userId = await student('Lister');
     const first = await enroll({ userId, courseId: course.id, hasLifetimeAccess: true });
     const second = await enroll({ userId, courseId: otherCourse.id, expiresAt: inDays(2) });
-    await api.call('updateEnrollment', { path: { enrollmentId: String(second.enrollment.id) }, headers: { 'if-match': second.etag }, body: { expiresAt: new Date().toISOString() } });
-    const mine = await api.call<EnrollmentList>('listEnrollments', { query: { userId } });
+    await admin.api.call('updateEnrollment', { path: { enrollmentId: String(second.enrollment.id) }, headers: { 'if-match': second.etag }, body: { expiresAt: new Date().toISOString() } });
+    const mine = await admin.api.call<EnrollmentList>('listEnrollments', { query: { userId } });
     expect(mine.body.data.map((row) => row.id)).to.deep.equal([second.enrollment.id, first.enrollment.id]);
-    const active = await api.call<EnrollmentList>('listEnrollments', { query: { userId, access: 'active' } });
+    const active = await admin.api.call<EnrollmentList>('listEnrollments', { query: { userId, access: 'active' } });
     expect(active.body.data.map((row) => row.id)).to.deep.equal([first.enrollment.id]);
-    const expired = await api.call<EnrollmentList>('listEnrollments', { query: { userId, access: 'expired' } });
+    const expired = await admin.api.call<EnrollmentList>('listEnrollments', { query: { userId, access: 'expired' } });
     expect(expired.body.data.map((row) => row.id)).to.deep.equal([second.enrollment.id]);
-    const inCourse = await api.call<EnrollmentList>('listEnrollments', { query: { courseId: otherCourse.id, limit: 100 } });
+    const inCourse = await admin.api.call<EnrollmentList>('listEnrollments', { query: { courseId: otherCourse.id, limit: 100 } });
     expect(inCourse.body.data.length).to.be.greaterThan(0);
     for (const row of inCourse.body.data) expect(row.courseId).to.equal(otherCourse.id);
-    const byUpdate = await api.call<EnrollmentList>('listEnrollments', { query: { userId, sort: '-updatedAt' } });
+    const byUpdate = await admin.api.call<EnrollmentList>('listEnrollments', { query: { userId, sort: '-updatedAt' } });
     expect(byUpdate.body.data[0]?.id).to.equal(second.enrollment.id);
-    const oldestFirst = await api.call<EnrollmentList>('listEnrollments', { query: { userId, sort: 'enrolledAt' } });
+    const oldestFirst = await admin.api.call<EnrollmentList>('listEnrollments', { query: { userId, sort: 'enrolledAt' } });
     expect(oldestFirst.body.data.map((row) => row.id)).to.deep.equal([first.enrollment.id, second.enrollment.id]);
 
-    const all = (await api.call<EnrollmentList>('listEnrollments', { query: { limit: 100 } })).body.data.map((row) => row.id);
+    const all = (await admin.api.call<EnrollmentList>('listEnrollments', { query: { limit: 100 } })).body.data.map((row) => row.id);
     const paged: number[] = [];
     let cursor: string | null = null;
     do {
-      const page: { body: EnrollmentList } = await api.call<EnrollmentList>('listEnrollments', { query: { limit: 3, ...(cursor ? { cursor } : {}) } });
+      const page: { body: EnrollmentList } = await admin.api.call<EnrollmentList>('listEnrollments', { query: { limit: 3, ...(cursor ? { cursor } : {}) } });
       paged.push(...page.body.data.map((row) => row.id));
       cursor = page.body.nextCursor;
     } while (cursor);
     expect(paged).to.deep.equal(all);
     expect(all.length).to.be.greaterThan(3);
-    const firstPage = await api.call<EnrollmentList>('listEnrollments', { query: { limit: 1 } });
-    const otherSort = await api.call('listEnrollments', { query: { limit: 1, sort: 'updatedAt', cursor: firstPage.body.nextCursor ?? '' } });
+    const firstPage = await admin.api.call<EnrollmentList>('listEnrollments', { query: { limit: 1 } });
+    const otherSort = await admin.api.call('listEnrollments', { query: { limit: 1, sort: 'updatedAt', cursor: firstPage.body.nextCursor ?? '' } });
     expect(otherSort.problem.code).to.equal('invalid_cursor');
-    expect((await api.call('listEnrollments', { query: { access: 'paused' } })).status).to.equal(400);
-    const atB = await siteBApi.call<EnrollmentList>('listEnrollments', { query: { userId } });
+    expect((await admin.api.call('listEnrollments', { query: { access: 'paused' } })).status).to.equal(400);
+    const atB = await admin.apiB.call<EnrollmentList>('listEnrollments', { query: { userId } });
     expect(atB.body.data).to.deep.equal([]);
   });
 
@@ -183,12 +175,12 @@ describeEachDatabase('admin API: students (enrollments and progress)', (scratch)
     const { enrollment } = await enroll({ userId, courseId: course.id, hasLifetimeAccess: true });
     await recordProgress(scratch().db, userId, course, course.lectureIds[1] ?? 0, 'completed');
     const path = { enrollmentId: String(enrollment.id) };
-    expect((await siteBApi.call('deleteEnrollment', { path })).status).to.equal(404);
-    const deleted = await api.call('deleteEnrollment', { path });
+    expect((await admin.apiB.call('deleteEnrollment', { path })).status).to.equal(404);
+    const deleted = await admin.api.call('deleteEnrollment', { path });
     expect(deleted.status).to.equal(204);
-    expect((await api.call('getEnrollment', { path })).status).to.equal(404);
-    expect((await api.call('getEnrollmentProgress', { path })).status).to.equal(404);
-    expect((await api.call('deleteEnrollment', { path })).status).to.equal(404);
+    expect((await admin.api.call('getEnrollment', { path })).status).to.equal(404);
+    expect((await admin.api.call('getEnrollmentProgress', { path })).status).to.equal(404);
+    expect((await admin.api.call('deleteEnrollment', { path })).status).to.equal(404);
     const kept = await scratch().db('lecture_progress').where({ user_id: userId, course_id: course.id }).count({ n: '*' });
     expect(Number(kept[0]?.n)).to.equal(1);
     const { enrollment: again } = await enroll({ userId, courseId: course.id, expiresAt: inDays(10) });
@@ -200,15 +192,15 @@ describeEachDatabase('admin API: students (enrollments and progress)', (scratch)
     const userId = await student();
     const { enrollment, etag } = await enroll({ userId, courseId: course.id, hasLifetimeAccess: true });
     const path = { enrollmentId: String(enrollment.id) };
-    expect((await siteBApi.call('getEnrollment', { path })).status).to.equal(404);
-    expect((await siteBApi.call('getEnrollmentProgress', { path })).status).to.equal(404);
-    expect((await siteBApi.call('updateEnrollment', { path, headers: { 'if-match': etag }, body: { hasLifetimeAccess: true } })).status).to.equal(404);
-    const membersOnly = await issueToken(scratch().db, server.siteA, { scopes: ['members:read', 'members:write'] });
-    const denied = await api.withToken(membersOnly.token).call('getEnrollment', { path });
+    expect((await admin.apiB.call('getEnrollment', { path })).status).to.equal(404);
+    expect((await admin.apiB.call('getEnrollmentProgress', { path })).status).to.equal(404);
+    expect((await admin.apiB.call('updateEnrollment', { path, headers: { 'if-match': etag }, body: { hasLifetimeAccess: true } })).status).to.equal(404);
+    const membersOnly = await issueToken(scratch().db, admin.server.siteA, { scopes: ['members:read', 'members:write'] });
+    const denied = await admin.api.withToken(membersOnly.token).call('getEnrollment', { path });
     expect(denied.status).to.equal(403);
     expect(denied.headers.get('www-authenticate')).to.contain('scope="students:read"');
-    const readOnly = await issueToken(scratch().db, server.siteA, { scopes: ['students:read'] });
-    const write = await api.withToken(readOnly.token).call('deleteEnrollment', { path });
+    const readOnly = await issueToken(scratch().db, admin.server.siteA, { scopes: ['students:read'] });
+    const write = await admin.api.withToken(readOnly.token).call('deleteEnrollment', { path });
     expect(write.status).to.equal(403);
     expect(write.problem.code).to.equal('insufficient_scope');
   });

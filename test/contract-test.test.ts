@@ -15,6 +15,7 @@ import { memberToken } from './support/member-api.js';
 import { makeUser } from './support/oauth-fixtures.js';
 import { runEntry } from './support/processes.js';
 import { startTestServer, type TestServer } from './support/server.js';
+import { variantProfile } from '../src/variant.js';
 
 type Json = Record<string, unknown>;
 
@@ -203,8 +204,8 @@ async function startStub(): Promise<Stub> {
     stub.documents = {
       '/openapi.json': servedContract(readContract(), stub.origin),
       '/.well-known/oauth-protected-resource': protectedResourceMetadata(site),
-      '/.well-known/oauth-authorization-server': authorizationServerMetadata(site, 'A'),
-      '/.well-known/openid-configuration': openidConfiguration(site, 'A'),
+      '/.well-known/oauth-authorization-server': authorizationServerMetadata(site, variantProfile('A')),
+      '/.well-known/openid-configuration': openidConfiguration(site, variantProfile('A')),
       '/.well-known/jwks.json': { keys: [jwk] },
     };
   };

@@ -8,6 +8,7 @@ import { launchChromium } from './support/browser.js';
 import { createScratchDatabase, describeEachDatabase, type ScratchDatabase } from './support/databases.js';
 import { makeUser, PASSWORD } from './support/oauth-fixtures.js';
 import { startTestServer, type TestServer } from './support/server.js';
+import { variantProfile } from '../src/variant.js';
 
 /**
  * GET /docs on every site, documentation from the contracts: an index, the admin API reference (Swagger UI
@@ -64,7 +65,7 @@ for (const variant of ['A', 'B'] as const) {
 function docsSuite(variant: Variant, scratch: () => ScratchDatabase): void {
   let server: TestServer;
   let origin: string;
-  const { schema, scopes } = buildMemberSchema(variant);
+  const { schema, scopes } = buildMemberSchema(variantProfile(variant));
 
   before(async function () {
     this.timeout(60_000);

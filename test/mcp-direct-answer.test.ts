@@ -15,6 +15,7 @@ import { MCP_ERAS, MODERN_META, modernHeaders, type McpEra } from './support/mcp
 import { memberToken } from './support/member-api.js';
 import { discover, exchangeCode, issueCode, makeClient } from './support/oauth-fixtures.js';
 import { testConfig } from './support/server.js';
+import { variantProfile } from '../src/variant.js';
 
 /**
  * The direct answers of /mcp (src/mcp/direct-answer.ts) against the SDK's own: two servers over one database serve
@@ -96,7 +97,7 @@ for (const variant of ['A', 'B'] as const) {
       const authorization = sent.token === undefined ? undefined : `Bearer ${sent.token}`;
       const caller = await authenticateMcpCaller(services, site, { authorization, method: 'POST', url: `${site.origin}/mcp`, proof: undefined, proofCount: 0, nonceRequired: false, sendNonce: () => undefined });
       const headers = Object.fromEntries(Object.entries(headersOf(sent)).map(([name, value]) => [name.toLowerCase(), value]));
-      return answerDirectly(bodyOf(sent, id), headers, answersWithJson(headers.accept), new McpCatalog(variant), { services, site, log: services.logger, caller, now: new Date() });
+      return answerDirectly(bodyOf(sent, id), headers, answersWithJson(headers.accept), new McpCatalog(variantProfile(variant)), { services, site, log: services.logger, caller, now: new Date() });
     }
 
     function requests(era: McpEra): Array<[string, Sent]> {

@@ -5,6 +5,7 @@ import { toolsOfVariant } from '../src/mcp/server.js';
 import { describeEachDatabase, type ScratchDatabase } from './support/databases.js';
 import { MCP_ERAS, postModern, withMcpClient, type McpCourse } from './support/mcp-clients.js';
 import { call, callError, MEMBER_READ_TOOLS, MEMBER_WRITE_TOOLS, PUBLIC_TOOLS, toolNames, useMcpSchool, withClient } from './support/mcp-school.js';
+import { variantProfile } from '../src/variant.js';
 
 /**
  * Which /mcp tools each kind of caller sees and may call (spec: Authentication 8-9): anonymous callers the public
@@ -150,7 +151,7 @@ function toolAccessSuite(variant: Variant, scratch: () => ScratchDatabase): void
 
     it('lists every scope a challenge can name in the protected-resource metadata (scopes_supported)', async () => {
       const metadata = (await (await fetch(`${school.origin}/.well-known/oauth-protected-resource`)).json()) as { scopes_supported: string[] };
-      const challengeable = new Set(toolsOfVariant(variant).flatMap((tool) => tool.scopes));
+      const challengeable = new Set(toolsOfVariant(variantProfile(variant)).flatMap((tool) => tool.scopes));
       expect([...challengeable].sort()).to.deep.equal(['account:read', ...(variant === 'A' ? ['account:write'] : [])]);
       for (const scope of challengeable) expect(metadata.scopes_supported, scope).to.include(scope);
     });

@@ -12,6 +12,7 @@ import { describeEachDatabase } from './support/databases.js';
 import { gql, memberToken } from './support/member-api.js';
 import { makeUser } from './support/oauth-fixtures.js';
 import { startTestServer, type TestServer } from './support/server.js';
+import { variantProfile } from '../src/variant.js';
 
 const DAY = 86_400_000;
 const NOW = Math.floor(Date.now() / 60_000) * 60_000;
@@ -77,7 +78,7 @@ for (const variant of ['A', 'B'] as const satisfies readonly Variant[]) {
     let server: TestServer;
     let userId: number;
     let token: string;
-    const { schema } = buildMemberSchema(variant);
+    const { schema } = buildMemberSchema(variantProfile(variant));
     // Both ways production and development run: built-in leaf values passed through as the resolvers return them, or serialised.
     const executors = [
       ['trusting the resolvers\' leaf values (production)', compiledExecutor(schema, 'trusted')],
@@ -94,7 +95,7 @@ for (const variant of ['A', 'B'] as const satisfies readonly Variant[]) {
     after(async () => server.stop());
 
     function context(scopes: readonly Scope[], user = userId): GraphQLContext {
-      const member = new GraphQLContext({ db: scratch().db, site: server.siteA, variant, userId: user, now: new Date(NOW) });
+      const member = new GraphQLContext({ db: scratch().db, site: server.siteA, userId: user, now: new Date(NOW) });
       member.scopes = scopes;
       return member;
     }

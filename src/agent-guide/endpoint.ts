@@ -1,6 +1,5 @@
 import type { Middleware } from 'koa';
 import { DOCS_PATHS } from '../docs/paths.js';
-import { memberGraphqlPath } from '../graphql/endpoint.js';
 import type { SiteState } from '../http/state.js';
 import { MCP_PATH } from '../mcp/endpoint.js';
 import { promptsOfVariant, resourcesOfVariant, toolsOfVariant } from '../mcp/server.js';
@@ -20,7 +19,7 @@ export const ADMIN_API_CONTRACT_PATH = '/openapi.json';
  * contract and the HTML API reference are named only once they are served).
  */
 export function agentGuideEndpoint(services: Services, serves: (path: string) => boolean): Middleware<SiteState> {
-  const { variant } = services.config;
+  const { variant } = services;
   return (ctx) => {
     const { site } = ctx.state;
     const origin = site.origin;
@@ -39,7 +38,7 @@ export function agentGuideEndpoint(services: Services, serves: (path: string) =>
       tools: toolsOfVariant(variant),
       resources: resourcesOfVariant(variant),
       prompts: promptsOfVariant(variant),
-      memberGraphqlUrl: siteUrl(origin, memberGraphqlPath(variant)),
+      memberGraphqlUrl: siteUrl(origin, variant.memberGraphql.path),
       adminApiContractUrl: serves(ADMIN_API_CONTRACT_PATH) ? siteUrl(origin, ADMIN_API_CONTRACT_PATH) : null,
       apiReferenceUrl: serves(DOCS_PATHS.index) ? siteUrl(origin, DOCS_PATHS.index) : null,
     });

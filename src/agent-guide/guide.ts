@@ -1,5 +1,4 @@
 import { IDENTITY_SCOPES, isScope, MEMBER_ONLY_SCOPES, SCOPE_DESCRIPTIONS } from '../clients/scopes.js';
-import type { Variant } from '../config/config.js';
 import type { McpPrompt } from '../mcp/prompt.js';
 import type { McpResource } from '../mcp/resource.js';
 import type { McpTool } from '../mcp/tool.js';
@@ -7,6 +6,7 @@ import type { AuthorizationServerMetadata } from '../oauth/discovery/authorizati
 import type { ProtectedResourceMetadata } from '../oauth/discovery/protected-resource-metadata.js';
 import { DPOP_SIGNING_ALGS } from '../oauth/dpop/algorithms.js';
 import type { Site } from '../sites/sites.js';
+import type { VariantProfile } from '../variant.js';
 
 /**
  * What the agent guide is written from: the live documents and settings of one site, never a hand-kept copy. Every
@@ -14,7 +14,7 @@ import type { Site } from '../sites/sites.js';
  */
 export interface GuideInputs {
   site: Site;
-  variant: Variant;
+  variant: VariantProfile;
   /** RFC 8414 metadata, as served at /.well-known/oauth-authorization-server. */
   authorizationServer: AuthorizationServerMetadata;
   /** RFC 9728 metadata, as served at /.well-known/oauth-protected-resource. */
@@ -124,7 +124,7 @@ export function renderAgentGuide(inputs: GuideInputs): string {
   add(
     `# Agent guide: ${site.name}`,
     '',
-    `This guide is generated from the live metadata of the site at \`${origin}\`. Every URL in it is this site's; when the guide and the metadata documents ever disagree, the authorization server metadata wins. Deployment variant: ${variant}.`,
+    `This guide is generated from the live metadata of the site at \`${origin}\`. Every URL in it is this site's; when the guide and the metadata documents ever disagree, the authorization server metadata wins. Deployment variant: ${variant.name}.`,
     '',
     'Follow the steps in order: **1. discover, 2. pick a method, 3. register, 4. use the credential, 5. handle errors, 6. revoke.** The flow is OAuth 2.0 Authorization Code with PKCE (S256) and OpenID Connect. Nothing else is offered: no client-credentials grant, no device flow, no password grant.',
     '',
@@ -183,9 +183,9 @@ export function renderAgentGuide(inputs: GuideInputs): string {
     '',
     `**Authorize** (in the member's or operator's browser): \`GET ${authorize ?? `${origin}/oauth/authorize`}\` with \`response_type=code\`, \`client_id\`, \`redirect_uri\`, \`scope\` (space-separated), \`resource=${resource}\`, \`code_challenge\`, \`code_challenge_method=S256\`, \`state\`, and \`nonce\` when you want an id_token. The person signs in and sees a consent screen — on every authorization; a consent screen is no evidence that an earlier grant is gone. The browser comes back to \`redirect_uri\` with \`code\`, \`state\` and \`iss\`; check that \`iss\` is \`${issuer}\` (RFC 9207) and that \`state\` is yours.`,
     '',
-    `**Exchange the code**: \`POST ${token ?? `${origin}/api/oauth/token`}\`, form-encoded: \`grant_type=authorization_code\`, \`code\`, \`redirect_uri\`, \`client_id\`, \`code_verifier\`, \`resource=${resource}\`, plus \`client_secret\` for a confidential client. The answer has \`access_token\` (lifetime \`expires_in\`, two hours), \`refresh_token\`, \`token_type: Bearer\` and \`scope\`; with \`openid\` also an \`id_token\` (${code(idTokenAlgs)}, 10 minutes; check \`iss\`, \`aud\` = your \`client_id\`, \`exp\`, \`nonce\` and the signature by \`kid\` at ${jwks ?? 'the jwks_uri'}).${variant === 'A' ? ' Member tokens also carry `school_id` (this site\'s id), `school_subdomain` and `created_at`.' : ''}`,
+    `**Exchange the code**: \`POST ${token ?? `${origin}/api/oauth/token`}\`, form-encoded: \`grant_type=authorization_code\`, \`code\`, \`redirect_uri\`, \`client_id\`, \`code_verifier\`, \`resource=${resource}\`, plus \`client_secret\` for a confidential client. The answer has \`access_token\` (lifetime \`expires_in\`, two hours), \`refresh_token\`, \`token_type: Bearer\` and \`scope\`; with \`openid\` also an \`id_token\` (${code(idTokenAlgs)}, 10 minutes; check \`iss\`, \`aud\` = your \`client_id\`, \`exp\`, \`nonce\` and the signature by \`kid\` at ${jwks ?? 'the jwks_uri'}).${variant.schoolBoundMemberTokens ? ' Member tokens also carry `school_id` (this site\'s id), `school_subdomain` and `created_at`.' : ''}`,
     '',
-    variant === 'A'
+    !variant.introspection
       ? `**Store the \`resource\` you sent with the token.** This deployment has no introspection endpoint, and the binding is not returned by the id_token, userinfo or \`WWW-Authenticate\`. The token works only at \`${resource}\`.`
       : `**The binding can be read back**: introspection at ${introspect ?? 'the introspection endpoint'} (RFC 7662, client-authenticated like revocation) answers \`aud\` and \`resource\` for your own tokens. Storing the \`resource\` you sent is still the simplest.`,
     '',
@@ -193,9 +193,9 @@ export function renderAgentGuide(inputs: GuideInputs): string {
     '',
     `- **DPoP** (RFC 9449, optional): send a \`DPoP\` proof (\`typ\` \`dpop+jwt\`, ${code(DPOP_SIGNING_ALGS)}, your public key in \`jwk\`; claims \`jti\` new each time, \`htm\`, \`htu\` = the URL without query, \`iat\`) with the token request and the tokens come back \`token_type: DPoP\`, bound to your key (a public client's refresh token too: refresh with a proof of the same key). Then call every API with \`Authorization: DPoP <access_token>\` and a fresh proof carrying \`ath\` (base64url SHA-256 of the token); a bound token sent as \`Bearer\` is refused. Errors are \`invalid_dpop_proof\` (400 at the token endpoint, 401 \`WWW-Authenticate: DPoP …\` elsewhere); \`use_dpop_nonce\` means: retry once with the nonce in the \`DPoP-Nonce\` response header. A code can be bound to your key with \`dpop_jkt\` at the authorization endpoint.`,
     `- **MCP**: ${inputs.mcpUrl}, Streamable HTTP in stateless mode (POST JSON-RPC; no session id; GET answers 405). Without a token you get the public tools, and calling a member tool answers HTTP 401 with \`WWW-Authenticate: Bearer resource_metadata=…, scope=…\`: start the authorization-code flow below. With a member token you also get the member tools; calling one whose scopes the token lacks answers HTTP 403 with \`WWW-Authenticate: Bearer error="insufficient_scope", scope=…, resource_metadata=…\`: authorize again asking for every scope in \`scope\` (step-up). An operator token gets the public tools only; a member tool called with one returns the tool error \`insufficient_scope\`. The member is the token's \`sub\` (the user id userinfo reports).`,
-    `- **Member GraphQL**: \`POST ${inputs.memberGraphqlUrl}\` with JSON \`{"query": "…"}\`; a member token with \`account:read\` (reads) or \`account:write\` (${variant === 'A' ? 'the three notification mutations' : 'writes'}).`,
+    `- **Member GraphQL**: \`POST ${inputs.memberGraphqlUrl}\` with JSON \`{"query": "…"}\`; a member token with \`account:read\` (reads) or \`account:write\` (${variant.memberFeatures.has('notificationInbox') ? 'the three notification mutations' : 'writes'}).`,
     ...(inputs.adminApiContractUrl ? [`- **Admin API** (operator tokens, or a service client's \`client_credentials\` token): see ${inputs.adminApiContractUrl}.`] : []),
-    `- **Userinfo**: ${userinfo ?? `${origin}/api/oauth/userinfo`} with a token holding \`openid\`: \`sub\`, \`email\`, \`name\`${variant === 'A' ? ', `picture`' : ''}, \`org_id\`, \`roles\`.`,
+    `- **Userinfo**: ${userinfo ?? `${origin}/api/oauth/userinfo`} with a token holding \`openid\`: \`sub\`, \`email\`, \`name\`${variant.pictureClaim ? ', `picture`' : ''}, \`org_id\`, \`roles\`.`,
     '',
     table(
       ['MCP tool', 'Needs', 'What it does'],
@@ -240,12 +240,12 @@ export function renderAgentGuide(inputs: GuideInputs): string {
         [
           '`invalid_token` (401)',
           'MCP, GraphQL, userinfo, admin API',
-          `The token is missing (GraphQL), malformed, unknown, expired, revoked or issued for another origin. \`WWW-Authenticate\` points at ${inputs.protectedResourceMetadataUrl}. Refresh, or authorize again. "Issued for a different organization" (a member token without this site's \`school_id\`): run the authorization-code flow again. At \`/mcp\`, a token with no resource owner is refused as not bound to a user${variant === 'A' ? '' : ' in variant A; this deployment (variant B) serves it the public tools'}.`,
+          `The token is missing (GraphQL), malformed, unknown, expired, revoked or issued for another origin. \`WWW-Authenticate\` points at ${inputs.protectedResourceMetadataUrl}. Refresh, or authorize again. "Issued for a different organization" (a member token without this site's \`school_id\`): run the authorization-code flow again. At \`/mcp\`, a token with no resource owner is refused as not bound to a user${variant.mcpUnboundToken === 'refuse' ? '' : ' in variant A; this deployment (variant B) serves it the public tools'}.`,
         ],
         [
           '`insufficient_scope`',
           'GraphQL (403), admin API (403), MCP (tool error)',
-          `The token lacks a scope; \`WWW-Authenticate\` (HTTP) or the tool error names it. Authorize again asking for it.${variant === 'A' ? ' In GraphQL, a token with one account scope where a field needs the other gets HTTP 200 with an `errors` entry (`INSUFFICIENT_SCOPE`): match on `errors`, not on the status code.' : ''}`,
+          `The token lacks a scope; \`WWW-Authenticate\` (HTTP) or the tool error names it. Authorize again asking for it.${variant.memberGraphql.scopeGate === 'per-field' ? ' In GraphQL, a token with one account scope where a field needs the other gets HTTP 200 with an `errors` entry (`INSUFFICIENT_SCOPE`): match on `errors`, not on the status code.' : ''}`,
         ],
         ['`temporarily_unavailable` (503)', 'any endpoint', 'The service could not reach a verdict (its database is unreachable). There is no `WWW-Authenticate`: **keep your tokens** and retry after `Retry-After` seconds.'],
         ['`site_not_found` (404)', 'any URL', 'No school is configured at that origin; check the origin.'],

@@ -1,8 +1,8 @@
 import path from 'node:path';
+import { parseVariantName, type Variant } from '../variant.js';
 import { parseKeyEncryption, type KeyEncryptionConfig } from './key-encryption.js';
 
-/** Deployment variants named by the spec: A serves /member/graphql, B serves /account/graphql. */
-export type Variant = 'A' | 'B';
+export type { Variant } from '../variant.js';
 
 export type DatabaseConfig =
   | { client: 'sqlite'; filename: string }
@@ -37,6 +37,8 @@ export interface Config {
   mcpDirectAnswers: boolean;
   /** Seconds between runs of the back-channel logout delivery (docs/logout.md); 0 = no delivery in this process. */
   logoutDeliveryIntervalSeconds: number;
+  /** Seconds between writes of the deprecated-use counts held in memory (docs/versioning.md); 0 = only when the server stops. */
+  usageFlushIntervalSeconds: number;
   /** Require a server-issued nonce in every DPoP proof (RFC 9449 8, 9; docs/oauth.md, DPoP); false: accepted when sent. */
   dpopNonceRequired: boolean;
 }
@@ -124,9 +126,9 @@ function parsePositive(raw: string | undefined, name: string, fallback: number):
 }
 
 export function parseVariant(raw: string | undefined): Variant {
-  const value = (raw ?? 'A').trim().toUpperCase() || 'A';
-  if (value !== 'A' && value !== 'B') throw new ConfigError(`SCHOOLGATE_VARIANT: unknown variant "${raw}" (use A or B)`);
-  return value;
+  const variant = parseVariantName(raw);
+  if (variant === null) throw new ConfigError(`SCHOOLGATE_VARIANT: unknown variant "${raw}" (use A or B)`);
+  return variant;
 }
 
 /** Normalises an origin as the site table stores it: lower-case scheme and host, no default port, no path. */
@@ -173,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyEncryption: parseKeyEncryption(env, database),
     mcpDirectAnswers: parseBoolean(env.SCHOOLGATE_MCP_DIRECT_ANSWERS, 'SCHOOLGATE_MCP_DIRECT_ANSWERS', true),
     logoutDeliveryIntervalSeconds: parseCount(env.SCHOOLGATE_LOGOUT_DELIVERY_INTERVAL_SECONDS, 'SCHOOLGATE_LOGOUT_DELIVERY_INTERVAL_SECONDS', 5),
+    usageFlushIntervalSeconds: parseCount(env.SCHOOLGATE_USAGE_FLUSH_INTERVAL_SECONDS, 'SCHOOLGATE_USAGE_FLUSH_INTERVAL_SECONDS', 30),
     dpopNonceRequired: parseBoolean(env.SCHOOLGATE_DPOP_NONCE_REQUIRED, 'SCHOOLGATE_DPOP_NONCE_REQUIRED', false),
   };
 }

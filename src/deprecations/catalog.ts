@@ -1,12 +1,12 @@
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
 import { readContract } from '../admin/contract.js';
-import type { Variant } from '../config/config.js';
 import type { Deprecation } from '../contract/deprecations/deprecation.js';
 import { graphqlDeprecations } from '../contract/deprecations/graphql.js';
 import { openapiDeprecations } from '../contract/deprecations/openapi.js';
 import { typeDefsFor } from '../graphql/sdl.js';
 import type { DeprecatedApi } from './usage.js';
+import type { VariantProfile } from '../variant.js';
 
 /** A deprecated element of the contracts this server runs, as calls of it are counted and reported. */
 export interface KnownDeprecation {
@@ -36,13 +36,13 @@ export function adminCatalog(document: unknown): Map<string, KnownDeprecation> {
   return new Map(operations.map((deprecation) => [deprecation.key, known('admin', deprecation)]));
 }
 
-const catalogs = new Map<Variant, readonly KnownDeprecation[]>();
+const catalogs = new Map<VariantProfile, readonly KnownDeprecation[]>();
 
 /**
  * Every deprecation of the running contracts (the variant's member schema and the admin API), for reports. Built
  * on first use, from the SDL without resolvers: the report reads the contracts, not the executable server.
  */
-export function runningDeprecations(variant: Variant): readonly KnownDeprecation[] {
+export function runningDeprecations(variant: VariantProfile): readonly KnownDeprecation[] {
   let catalog = catalogs.get(variant);
   if (!catalog) {
     const schema = makeExecutableSchema({ typeDefs: typeDefsFor(variant) });

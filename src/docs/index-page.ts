@@ -1,14 +1,13 @@
 import type { Middleware } from 'koa';
 import { OPENAPI_DOCUMENT_PATH } from '../admin/openapi-document.js';
 import { AGENT_GUIDE_PATH } from '../agent-guide/endpoint.js';
-import type { Variant } from '../config/config.js';
-import { memberGraphqlPath } from '../graphql/endpoint.js';
 import type { SiteState } from '../http/state.js';
 import { OAUTH_PATHS } from '../oauth/endpoints.js';
 import { setDocsPageHeaders, STATIC_PAGE_CSP } from './headers.js';
 import { html, joinHtml, safeUrl, type Html } from '../pages/html.js';
 import { docsPage } from './layout.js';
 import { DOCS_PATHS } from './paths.js';
+import type { VariantProfile } from '../variant.js';
 
 function list(links: ReadonlyArray<readonly [string, string, Html | null]>): Html {
   const items = links.map(([href, text, note]) => html`<li><a href="${safeUrl(href)}">${text}</a>${note && html`: ${note}`}</li>`);
@@ -16,8 +15,8 @@ function list(links: ReadonlyArray<readonly [string, string, Html | null]>): Htm
 }
 
 /** GET /docs: what this site documents, the two API references first, then the machine-readable documents. */
-export function docsIndexPage(variant: Variant): Middleware<SiteState> {
-  const graphqlPath = memberGraphqlPath(variant);
+export function docsIndexPage(variant: VariantProfile): Middleware<SiteState> {
+  const graphqlPath = variant.memberGraphql.path;
   return async (ctx) => {
     const { site } = ctx.state;
     ctx.type = 'text/html; charset=utf-8';

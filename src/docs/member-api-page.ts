@@ -1,22 +1,22 @@
 import type { Middleware } from 'koa';
-import type { Variant } from '../config/config.js';
-import { ACCOUNT_SCOPES, memberGraphqlPath } from '../graphql/endpoint.js';
+import { ACCOUNT_SCOPES } from '../graphql/endpoint.js';
 import { buildMemberSchema } from '../graphql/schema.js';
 import type { SiteState } from '../http/state.js';
 import { setDocsPageHeaders, STATIC_PAGE_CSP } from './headers.js';
 import { html, joinHtml } from '../pages/html.js';
 import { docsPage } from './layout.js';
 import { renderMemberApiReference } from './member-api-reference.js';
+import type { VariantProfile } from '../variant.js';
 
 /**
- * GET /docs/member-api: the member GraphQL API reference of this process's variant, rendered at start-up from the
- * same schema the endpoint runs (schema/*.graphql, plus schema/variant-a/ in variant A), so it changes only with the
+ * GET /docs/member-api: the member GraphQL API reference of this deployment, rendered at start-up from the
+ * same schema the endpoint runs (the schema folders of the deployment's variant profile), so it changes only with the
  * SDL. Each request adds the site's name and endpoint URL around it.
  */
-export function memberApiPage(variant: Variant): Middleware<SiteState> {
+export function memberApiPage(variant: VariantProfile): Middleware<SiteState> {
   const { schema, scopes } = buildMemberSchema(variant);
   const reference = renderMemberApiReference(schema, scopes);
-  const path = memberGraphqlPath(variant);
+  const path = variant.memberGraphql.path;
   const scopeList = joinHtml(ACCOUNT_SCOPES.map((scope) => html`<code>${scope}</code>`), ' and ');
   return async (ctx) => {
     const { site } = ctx.state;
@@ -36,7 +36,7 @@ export function memberApiPage(variant: Variant): Middleware<SiteState> {
 <li>Scopes: ${scopeList}. Each field that needs one shows it below (the schema's <code>@requiresScope</code> directive).</li>
 <li>How to get a token, step by step: <a href="/auth.md">the agent guide</a>.</li>
 </ul>
-<p>Deployment variant ${variant}. This page is generated from the schema the server runs.</p>
+<p>Deployment variant ${variant.name}. This page is generated from the schema the server runs.</p>
 ${reference}`,
     );
   };

@@ -13,10 +13,10 @@ export { DOCS_PATHS } from './paths.js';
 /**
  * The reference pages of a site, public like the documents they render: /docs (index), /docs/admin-api (Swagger UI
  * over /openapi.json, with its OAuth redirect page /docs/oauth2-redirect.html), /docs/member-api (the GraphQL schema
- * of this process's variant) and /docs/assets/:name.
+ * of this deployment) and /docs/assets/:name.
  */
 export function docsRoutes(services: Services): Router<SiteState> {
-  const { variant } = services.config;
+  const { variant } = services;
   const assets = docsAssets();
   const router = new Router<SiteState>();
   router.get(DOCS_PATHS.index, docsIndexPage(variant));

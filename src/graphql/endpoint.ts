@@ -21,10 +21,6 @@ import { scopesNeededBy } from './scopes.js';
 
 export const ACCOUNT_SCOPES = ['account:read', 'account:write'] as const;
 
-export function memberGraphqlPath(variant: 'A' | 'B'): string {
-  return variant === 'A' ? '/member/graphql' : '/account/graphql';
-}
-
 interface RequestContext {
   member: GraphQLContext;
   site: Site;
@@ -34,14 +30,15 @@ interface RequestContext {
 
 /**
  * Authentication for the member API (spec, Authentication 8-9 and Errors): a token is required (no anonymous mode),
- * bound to this origin, with a resource owner. Variant A also needs the token's school_id to be this site, and one of
- * the two account scopes; variant B checks scopes per requested field before executing.
+ * bound to this origin, with a resource owner. A school-bound deployment also needs the token's school_id to be this
+ * site; a per-field scope gate needs one of the two account scopes here, a before-execution gate checks the scopes of
+ * the requested fields before executing.
  */
 async function authenticate(services: Services, site: Site, request: ResourceRequest): Promise<VerifiedToken> {
   const verified = await requireAccessToken(services.db, site, request);
   if (verified.userId === null) throw new InvalidTokenError(site.origin, 'the access token is not bound to a member');
-  if (services.config.variant === 'A') {
-    requireSchoolBinding(site, verified);
+  if (services.variant.schoolBoundMemberTokens) requireSchoolBinding(site, verified);
+  if (services.variant.memberGraphql.scopeGate === 'per-field') {
     if (!ACCOUNT_SCOPES.some((scope) => verified.scopes.includes(scope))) throw new InsufficientScopeError(site.origin, ACCOUNT_SCOPES);
   }
   return verified;
@@ -108,7 +105,7 @@ function renderAuthFailure(ctx: ParameterizedContext, error: AppError): void {
 
 /** POST|GET /member/graphql (variant A) or /account/graphql (variant B): graphql-http over the member schema. */
 export function memberGraphqlEndpoint(services: Services): Middleware<SiteState> {
-  const { variant } = services.config;
+  const { variant } = services;
   const { schema, scopes } = buildMemberSchema(variant);
   const deprecations = deprecationTracker(schema);
   const validated = new LruCache<string, DocumentNode | readonly GraphQLError[]>(500);
@@ -172,7 +169,7 @@ export function memberGraphqlEndpoint(services: Services): Middleware<SiteState>
       const tooBig = limitErrors(document, variables);
       if (tooBig.length > 0) return tooBig;
       const { member, site } = req.context;
-      if (variant === 'B') {
+      if (variant.memberGraphql.scopeGate === 'before-execution') {
         // Spec, Errors (variant B): a valid token lacking a required scope is HTTP 403 insufficient_scope.
         const missing = scopesNeeded(document).find((needed) => !needed.some((scope) => (member.scopes as readonly string[]).includes(scope)));
         if (missing) {
@@ -207,7 +204,7 @@ export function memberGraphqlEndpoint(services: Services): Middleware<SiteState>
         return;
       }
     }
-    const member = new GraphQLContext({ db: services.db, site, variant, userId: verified.userId ?? 0 });
+    const member = new GraphQLContext({ db: services.db, site, userId: verified.userId ?? 0 });
     member.scopes = verified.scopes;
     member.useTokenOwner(verified.user);
     const [responseBody, init] = await handle({

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Variant } from '../config/config.js';
 import { projectPath } from '../shared/paths.js';
+import type { VariantProfile } from '../variant.js';
 
 function sdlFiles(folder: string): string[] {
   return fs
@@ -11,8 +11,7 @@ function sdlFiles(folder: string): string[] {
     .map((name) => fs.readFileSync(path.join(folder, name), 'utf8'));
 }
 
-/** The hand-written SDL of a variant: schema/ is variant B; variant A adds schema/variant-a/ (spec: variants). */
-export function typeDefsFor(variant: Variant): string[] {
-  const shared = sdlFiles(projectPath('schema'));
-  return variant === 'A' ? [...shared, ...sdlFiles(projectPath('schema', 'variant-a'))] : shared;
+/** The hand-written SDL of a deployment: the files of its schema folders, in the profile's order (spec: variants). */
+export function typeDefsFor(variant: VariantProfile): string[] {
+  return variant.memberGraphql.schemaFolders.flatMap((folder) => sdlFiles(projectPath(folder)));
 }

@@ -15,9 +15,9 @@ import { ANONYMOUS, type McpCaller } from './session.js';
  *   pointing at {base_url}/.well-known/oauth-protected-resource (InvalidTokenError, rendered by the error middleware).
  * - The store cannot answer: the error propagates and the error middleware answers 503 temporarily_unavailable
  *   without WWW-Authenticate, so clients retry instead of dropping their tokens.
- * - A token with no resource owner: variant A refuses it as not bound to a user (401 invalid_token). Variant B (the
- *   spec is silent) serves it like an anonymous caller: public tools only.
- * - Variant A member tokens must carry this site's school_id (spec, Authentication 8: "refused as issued for a
+ * - A token with no resource owner: refused as not bound to a user (401 invalid_token) where the variant profile says
+ *   so (variant A); otherwise (variant B, where the spec is silent) served like an anonymous caller: public tools only.
+ * - In a school-bound deployment, member tokens must carry this site's school_id (spec, Authentication 8: "refused as issued for a
  *   different organization"), as at the member GraphQL API.
  * - The member is the token's `sub`: the user id, as userinfo and introspection report it.
  * - Operator tokens are accepted (they are valid tokens of this origin bound to a user) but hold no account scope, so
@@ -28,11 +28,11 @@ export async function authenticateMcpCaller(services: Services, site: Site, requ
   if (credentials === null) return ANONYMOUS;
   const { token } = credentials;
   const verified = await verifyAccessToken(services.db, site, credentials, request);
-  const { variant } = services.config;
-  if (verified.userId === null && variant === 'A') {
+  const { variant } = services;
+  if (verified.userId === null && variant.mcpUnboundToken === 'refuse') {
     throw new InvalidTokenError(site.origin, 'the access token is not bound to a user (it has no resource owner); /mcp needs a token issued to a signed-in member, or no token for the public tools');
   }
-  if (variant === 'A') requireSchoolBinding(site, verified);
+  if (variant.schoolBoundMemberTokens) requireSchoolBinding(site, verified);
   const sub = verified.userId === null ? null : String(verified.userId);
   const authInfo: AuthInfo = {
     token,

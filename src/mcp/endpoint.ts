@@ -126,7 +126,7 @@ async function writeResponse(ctx: ParameterizedContext, response: Response): Pro
  */
 export function mcpEndpoint(services: Services): Middleware<SiteState> {
   const { trustProxy } = services.config;
-  const catalog = new McpCatalog(services.config.variant);
+  const catalog = new McpCatalog(services.variant);
   const serving = new McpServing(catalog, services.logger);
   return async (ctx) => {
     const { site } = ctx.state;

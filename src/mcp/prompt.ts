@@ -1,6 +1,6 @@
 import type { GetPromptResult, Prompt } from '@modelcontextprotocol/server';
 import type { Scope } from '../clients/scopes.js';
-import type { Variant } from '../config/config.js';
+import type { MemberFeature } from '../variant.js';
 import type { ToolContext } from './session.js';
 
 /** One argument of a prompt: what `prompts/list` shows, and whether `completion/complete` suggests values for it. */
@@ -23,8 +23,8 @@ export interface PromptSpec {
   description: string;
   /** Every scope a caller needs; none for a prompt anonymous callers get too. */
   scopes: readonly Scope[];
-  /** Variants the prompt exists in (default both). */
-  variants?: readonly Variant[];
+  /** The member features the prompt reads (default none): it exists only where the deployment has them. */
+  needs?: readonly MemberFeature[];
   arguments: readonly PromptArgumentSpec[];
   /** The messages, for arguments already checked against `arguments` (required ones present, no unknown names). */
   get(context: ToolContext, args: Readonly<Record<string, string>>): Promise<GetPromptResult>;

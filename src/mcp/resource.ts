@@ -1,6 +1,6 @@
 import type { ReadResourceResult, Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
 import type { Scope } from '../clients/scopes.js';
-import type { Variant } from '../config/config.js';
+import type { MemberFeature } from '../variant.js';
 import type { Site } from '../sites/sites.js';
 import type { ToolContext } from './session.js';
 
@@ -27,8 +27,8 @@ export interface ResourceSpec {
   path: string;
   /** Every scope a reader needs; none for a public resource that anonymous callers read too. */
   scopes: readonly Scope[];
-  /** Variants the resource exists in (default both). */
-  variants?: readonly Variant[];
+  /** The member features the resource reads (default none): it exists only where the deployment has them. */
+  needs?: readonly MemberFeature[];
   /** Extension metadata of the listing and of what is read (MCP Apps: the view's CSP and permissions). */
   _meta?: Record<string, unknown>;
   /** How long a client may reuse what it read (2026-07-28 `ttlMs`); 0 when every read must ask again. */

@@ -16,13 +16,12 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import type { Scope } from '../clients/scopes.js';
-import type { Variant } from '../config/config.js';
 import type { Site } from '../sites/sites.js';
 import { accessTo, isListedFor, refusalReason } from './access.js';
 import { guarded } from './handler-errors.js';
 import { MODERN_REVISION } from './revisions.js';
 import { SchoolServer } from './school-server.js';
-import { existsIn } from './variants.js';
+import { hasMemberFeatures, type VariantProfile } from '../variant.js';
 import { PromptArgumentError, type McpPrompt } from './prompt.js';
 import { PROMPTS } from './prompts/index.js';
 import { resourceAuthority, ResourceUnavailableError, type McpResource } from './resource.js';
@@ -44,19 +43,19 @@ export function serverInfoOf(site: Site): Implementation {
   return { name: SERVER_NAME, title: site.name, version: SERVER_VERSION, websiteUrl: site.origin };
 }
 
-/** Tools that exist in a variant (variant A's member fields exist only there). */
-export function toolsOfVariant(variant: Variant): McpTool[] {
-  return ALL_TOOLS.filter((tool) => existsIn(variant, tool));
+/** Tools that exist in a deployment (those over member features it does not have are left out). */
+export function toolsOfVariant(variant: VariantProfile): McpTool[] {
+  return ALL_TOOLS.filter((tool) => hasMemberFeatures(variant, tool));
 }
 
-/** Resources and resource templates that exist in a variant, in registry order. */
-export function resourcesOfVariant(variant: Variant): McpResource[] {
-  return RESOURCES.filter((resource) => existsIn(variant, resource.spec));
+/** Resources and resource templates that exist in a deployment, in registry order. */
+export function resourcesOfVariant(variant: VariantProfile): McpResource[] {
+  return RESOURCES.filter((resource) => hasMemberFeatures(variant, resource.spec));
 }
 
-/** Prompts that exist in a variant, in registry order. */
-export function promptsOfVariant(variant: Variant): McpPrompt[] {
-  return PROMPTS.filter((prompt) => existsIn(variant, prompt.spec));
+/** Prompts that exist in a deployment, in registry order. */
+export function promptsOfVariant(variant: VariantProfile): McpPrompt[] {
+  return PROMPTS.filter((prompt) => hasMemberFeatures(variant, prompt.spec));
 }
 
 /** The operation a JSON-RPC request asks for, and the scopes it needs; null for one that needs none (lists, ping). */
@@ -67,12 +66,12 @@ export interface Operation {
 }
 
 /**
- * Everything `/mcp` offers in one variant: tools, resources and resource templates, prompts. Built once when the
+ * Everything `/mcp` offers in one deployment: tools, resources and resource templates, prompts. Built once when the
  * endpoint is created (definitions, JSON Schemas, validators); nothing in it knows about a request. Each request
  * brings its own session (caller, site, clock, logger) to `serverFor`.
  */
 export class McpCatalog {
-  readonly variant: Variant;
+  readonly variant: VariantProfile;
   readonly tools: readonly McpTool[];
   readonly resources: readonly McpResource[];
   readonly prompts: readonly McpPrompt[];
@@ -82,7 +81,7 @@ export class McpCatalog {
   private readonly publicToolDefinitions: readonly Tool[];
   private readonly jsonSchemaValidator = sharedValidators();
 
-  constructor(variant: Variant) {
+  constructor(variant: VariantProfile) {
     this.variant = variant;
     this.tools = toolsOfVariant(variant);
     this.resources = resourcesOfVariant(variant);
@@ -122,7 +121,7 @@ export class McpCatalog {
     }
   }
 
-  /** The variant's tool of that name. */
+  /** The deployment's tool of that name. */
   toolNamed(name: string): McpTool | undefined {
     return this.toolsByName.get(name);
   }

@@ -60,7 +60,7 @@ export class ToolContext {
   member(): MemberContext {
     const { userId } = this.session.caller;
     if (userId === null) throw new Error('a user-bound tool ran without a user-bound token');
-    this.memberContext ??= new MemberContext({ db: this.session.services.db, site: this.session.site, variant: this.session.services.config.variant, userId, now: this.session.now });
+    this.memberContext ??= new MemberContext({ db: this.session.services.db, site: this.session.site, userId, now: this.session.now });
     return this.memberContext;
   }
 }

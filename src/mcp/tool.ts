@@ -2,16 +2,16 @@ import type { CallToolResult, JsonSchemaType, JsonSchemaValidator, jsonSchemaVal
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { z } from 'zod';
 import type { Scope } from '../clients/scopes.js';
-import type { Variant } from '../config/config.js';
-import { isDatabaseUnavailable } from '../db/connection.js';
-import { AppError, ServiceUnavailableError, ValidationError } from '../shared/errors.js';
+import { ValidationError } from '../shared/errors.js';
+import { classifyFailure, isRetryable } from '../shared/failure.js';
 import type { Site } from '../sites/sites.js';
 import { publishedJsonSchema } from './portable-schema.js';
 import type { ToolContext } from './session.js';
+import type { MemberFeature } from '../variant.js';
 
 /**
  * One MCP tool: its name, description, typed input and output (zod, published as JSON Schema by the SDK), the scope
- * a caller needs (null: public), the variants it exists in, and what it does. Results carry `structuredContent`
+ * a caller needs (null: public), the member features it reads, and what it does. Results carry `structuredContent`
  * (checked against the output schema before it leaves) and the same JSON as text for clients that read only text.
  */
 export interface ToolSpec<I extends z.ZodObject, O extends z.ZodObject> {
@@ -20,8 +20,8 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodObject> {
   description: string;
   /** Every scope a caller needs; none for a public tool that anonymous callers get too. */
   scopes: readonly Scope[];
-  /** Variants the tool exists in (default both): variant A's member fields exist only in variant A. */
-  variants?: readonly Variant[];
+  /** The member features the tool reads or writes (default none): it exists only where the deployment has them. */
+  needs?: readonly MemberFeature[];
   input: I;
   output: O;
   annotations: ToolAnnotations;
@@ -38,7 +38,7 @@ export interface McpTool {
   readonly title: string;
   readonly description: string;
   readonly scopes: readonly Scope[];
-  readonly variants: readonly Variant[];
+  readonly needs: readonly MemberFeature[];
   /**
    * What `tools/list` shows: name, title, description, annotations and both schemas as JSON Schema, built once; with
    * the `_meta` only when it is the same at every site (see `definitionFor`).
@@ -85,13 +85,16 @@ export function toolErrorResult(code: string, description: string, details: Read
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: code, error_description: description, ...details }) }] };
 }
 
-/** What a failure inside a tool tells the agent: domain errors as they are, an unreachable database as retryable, anything else masked and logged. */
+/**
+ * What a failure inside a tool tells the agent, from the one failure classifier (src/shared/failure.ts): domain errors
+ * as they are, a database that cannot answer or a conflict lost as the retryable `temporarily_unavailable`, anything
+ * else masked and logged.
+ */
 function failureResult(error: unknown, context: ToolContext, toolName: string): CallToolResult {
   if (error instanceof ToolError) return toolErrorResult(error.code, error.message, error.details);
   if (error instanceof ValidationError) return toolErrorResult(error.code, error.message, error.problems.length > 0 ? { problems: error.problems } : {});
-  if (error instanceof AppError && error.status < 500) return toolErrorResult(error.code, error.message);
-  if (isDatabaseUnavailable(error)) return toolErrorResult('temporarily_unavailable', 'the database is unreachable; retry shortly');
-  if (error instanceof ServiceUnavailableError) return toolErrorResult(error.code, error.message);
+  const failure = classifyFailure(error);
+  if (failure.kind === 'client' || isRetryable(failure)) return toolErrorResult(failure.error.code, failure.error.message);
   context.session.log.error({ err: error, tool: toolName }, 'mcp tool failed');
   return toolErrorResult('server_error', 'the tool failed unexpectedly; retry later');
 }
@@ -145,7 +148,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
     title: spec.title,
     description: spec.description,
     scopes: spec.scopes,
-    variants: spec.variants ?? ['A', 'B'],
+    needs: spec.needs ?? [],
     definition,
     definitionFor(site) {
       if (metaOf === null) return definition;

@@ -1,5 +1,4 @@
 import DataLoader from 'dataloader';
-import type { Variant } from '../config/config.js';
 import type { Database } from '../db/connection.js';
 import type { Site } from '../sites/sites.js';
 
@@ -10,17 +9,15 @@ import type { Site } from '../sites/sites.js';
 export class MemberContext {
   readonly db: Database;
   readonly site: Site;
-  readonly variant: Variant;
   /** The member: the token's resource owner (spec, Authentication 8). */
   readonly userId: number;
   /** One clock per request, so every field agrees on what "now" (live, upcoming, expired) means. */
   readonly now: Date;
   private readonly loaders = new Map<string, DataLoader<unknown, unknown>>();
 
-  constructor(init: { db: Database; site: Site; variant: Variant; userId: number; now?: Date }) {
+  constructor(init: { db: Database; site: Site; userId: number; now?: Date }) {
     this.db = init.db;
     this.site = init.site;
-    this.variant = init.variant;
     this.userId = init.userId;
     this.now = init.now ?? new Date();
   }

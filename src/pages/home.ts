@@ -1,13 +1,13 @@
 import type { Middleware } from 'koa';
-import type { Variant } from '../config/config.js';
 import type { SiteState } from '../http/state.js';
 import { CONNECTED_APPS_PATHS } from './connected-apps/paths.js';
 import { html, joinHtml, safeUrl } from './html.js';
 import { layout } from './layout.js';
+import type { VariantProfile } from '../variant.js';
 
 /** GET /: the school's landing page, pointing people and agents at the interfaces this origin serves. */
-export function homePage(variant: Variant): Middleware<SiteState> {
-  const graphqlPath = variant === 'A' ? '/member/graphql' : '/account/graphql';
+export function homePage(variant: VariantProfile): Middleware<SiteState> {
+  const graphqlPath = variant.memberGraphql.path;
   return async (ctx) => {
     const { site } = ctx.state;
     const links: Array<[string, string]> = [

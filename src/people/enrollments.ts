@@ -128,7 +128,7 @@ export async function requireEnrollment(db: Database, siteId: number, enrollment
  * as the member API reads it. The course functions do not depend on the API variant.
  */
 function memberView(db: Database, site: Site, enrollment: Enrollment, now: Date): MemberContext {
-  return new MemberContext({ db, site, variant: 'A', userId: enrollment.userId, now });
+  return new MemberContext({ db, site, userId: enrollment.userId, now });
 }
 
 function summaryOf(lectures: Parameters<typeof progressOf>[0]): ProgressSummary {

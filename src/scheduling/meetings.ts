@@ -84,7 +84,7 @@ function stateOf(value: string): MeetingState {
  */
 async function meetingsFromRows(db: Database, site: Site, by: Actor, rows: readonly MeetingRow[]): Promise<MeetingRecord[]> {
   // The attendee counts read no viewer data; a service client has no user id to give.
-  const ctx = new MemberContext({ db, site, variant: 'A', userId: by.kind === 'user' ? by.userId : 0 });
+  const ctx = new MemberContext({ db, site, userId: by.kind === 'user' ? by.userId : 0 });
   const clientIds = await clientIdsByRef(db, rows.map((row) => row.confirmed_by_client_ref));
   return Promise.all(
     rows.map(async (row) => {

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import autocannon from 'autocannon';
 import { findUserByEmail } from '../../src/accounts/users.js';
-import { memberGraphqlPath } from '../../src/graphql/endpoint.js';
+import { variantProfile } from '../../src/variant.js';
 import { importSiteDocument } from '../../src/import/import-site.js';
 import { insertPair, newGrantId } from '../../src/oauth/tokens/store.js';
 import { PROJECT_ROOT } from '../../src/shared/paths.js';
@@ -71,7 +71,7 @@ async function measure(kind: DatabaseKind, variant: 'A' | 'B'): Promise<void> {
       duration: LOAD_SECONDS,
       requests: [
         { method: 'GET', path: '/api/oauth/userinfo', headers: { authorization: `Bearer ${userinfoToken}` } },
-        { method: 'POST', path: memberGraphqlPath(variant), headers: { authorization: `Bearer ${syllabusToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: SYLLABUS_QUERY }) },
+        { method: 'POST', path: variantProfile(variant).memberGraphql.path, headers: { authorization: `Bearer ${syllabusToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: SYLLABUS_QUERY }) },
       ],
     });
     clearInterval(sampler);

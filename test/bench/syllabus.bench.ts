@@ -3,7 +3,7 @@
  * the same answer built by hand (test/bench/floors/syllabus.ts).
  */
 import { findUserByEmail } from '../../src/accounts/users.js';
-import { memberGraphqlPath } from '../../src/graphql/endpoint.js';
+import { variantProfile } from '../../src/variant.js';
 import { importSiteDocument } from '../../src/import/import-site.js';
 import { memberToken } from '../support/member-api.js';
 import { BENCH_MEMBER_EMAIL, SYLLABUS_QUERY, syllabusDocument } from './syllabus-data.js';
@@ -19,7 +19,7 @@ export async function syllabusComparisons(context: BenchContext): Promise<Compar
     {
       name: 'member GraphQL syllabus',
       floorName: 'floor B (hand-written route)',
-      product: { url: `${context.productUrl}${memberGraphqlPath(context.variant)}`, method: 'POST', headers, body: JSON.stringify({ query: SYLLABUS_QUERY }) },
+      product: { url: `${context.productUrl}${variantProfile(context.variant).memberGraphql.path}`, method: 'POST', headers, body: JSON.stringify({ query: SYLLABUS_QUERY }) },
       floor: { url: `${context.floorUrl}/floor/syllabus`, method: 'POST', headers, body: JSON.stringify({ query: SYLLABUS_QUERY }) },
     },
   ];

@@ -2,10 +2,11 @@ import type { User } from '../../src/accounts/users.js';
 import type { Variant } from '../../src/config/config.js';
 import type { Database } from '../../src/db/connection.js';
 import type { Site } from '../../src/sites/sites.js';
+import { variantProfile } from '../../src/variant.js';
 import { discover, exchangeCode, issueCode, makeClient } from './oauth-fixtures.js';
 
 export function graphqlPath(variant: Variant): string {
-  return variant === 'A' ? '/member/graphql' : '/account/graphql';
+  return variantProfile(variant).memberGraphql.path;
 }
 
 /** A member access token for `user` at `site` with `scope`, issued through the real token endpoint. */

@@ -103,7 +103,7 @@ export function adminApi(services: Services): Middleware<SiteState> {
         operationId,
         site: ctx.state.site,
         db,
-        variant: services.config.variant,
+        variant: services.variant,
         principal: call.principal,
         log: ctx.state.log,
         baseUrl: `${ctx.state.site.origin}${ADMIN_API_BASE_PATH}`,

@@ -1,5 +1,5 @@
 import type { operations } from '../../../generated/admin-api.js';
-import type { Variant } from '../../config/config.js';
+import type { VariantProfile } from '../../variant.js';
 import type { Database } from '../../db/connection.js';
 import type { SiteContext } from '../../http/state.js';
 import type { Logger } from '../../shared/logger.js';
@@ -44,8 +44,8 @@ export interface AdminRequest<K extends OperationId> {
   /** The site of the request's origin: every handler reads and writes this site's data only. */
   site: Site;
   db: Database;
-  /** The member API variant this server runs (whose deprecations the admin API reports). */
-  variant: Variant;
+  /** The deployment's variant profile (whose member API deprecations the admin API reports). */
+  variant: VariantProfile;
   principal: OperatorPrincipal;
   log: Logger;
   /** `{origin}/api/admin/v1`, for Location headers. */

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.js';
 import { USAGE_RETENTION_DAYS } from '../../deprecations/days.js';
+import { variantProfile } from '../../variant.js';
 import type { DeprecatedElementUsage, DeprecationUsageReport } from '../../deprecations/report.js';
 import { parseWholeNumber, withDatabase, type CommandResult } from '../runtime.js';
 import type { Runner } from '../program.js';
@@ -41,7 +42,7 @@ export function registerDeprecationCommands(program: Command, run: Runner): void
         ]);
         return withDatabase(async (db) => {
           const site = await requireSiteByOrigin(db, options.site);
-          const report = await deprecationUsageReport(db, site.id, runningDeprecations(variant), days);
+          const report = await deprecationUsageReport(db, site.id, runningDeprecations(variantProfile(variant)), days);
           return { text: formatReport(site.origin, report), data: { site: site.origin, ...report } };
         });
       }),

@@ -2,11 +2,11 @@ import type { PromptMessage } from '@modelcontextprotocol/server';
 import { PromptArgumentError } from '../prompt.js';
 import { ResourceUnavailableError, type McpResource } from '../resource.js';
 import type { ToolContext } from '../session.js';
-import { existsIn } from '../variants.js';
+import { hasMemberFeatures } from '../../variant.js';
 
-/** Whether `resource` exists in the variant this server runs: a prompt leaves out what its school does not have. */
+/** Whether `resource` exists in this deployment: a prompt leaves out what its school does not have. */
 export function isOffered(context: ToolContext, resource: McpResource): boolean {
-  return existsIn(context.session.services.config.variant, resource.spec);
+  return hasMemberFeatures(context.session.services.variant, resource.spec);
 }
 
 /** A user message of plain text: a prompt's instruction, or data that has no resource of its own. */

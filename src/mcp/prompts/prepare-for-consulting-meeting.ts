@@ -38,7 +38,7 @@ export const prepareForConsultingMeeting = definePrompt({
   description:
     "Prepare for one of the member's upcoming consulting meetings (by default the next one): questions worth bringing and what to review beforehand, from the member's progress in the courses the consulting service goes with. Attaches the meeting and that progress. Needs a member token with account:read.",
   scopes: ['account:read'],
-  variants: ['A'],
+  needs: ['consultingMeetings'],
   arguments: [
     {
       name: 'meeting',

@@ -5,7 +5,7 @@ import { dateTime, optionalDateTime } from '../format.js';
 import { defineResource } from '../resource.js';
 import type { ToolContext } from '../session.js';
 import { listMyMeetings } from '../tools/member/my-meetings.js';
-import { existsIn } from '../variants.js';
+import { hasMemberFeatures } from '../../variant.js';
 import { everyItem, JSON_MIME_TYPE, jsonContents, toolResult, TTL, type ToolPage } from './tool-content.js';
 
 /** At most this many meetings and this many events in one read; `truncated` says when some were left out. */
@@ -57,8 +57,8 @@ function registrationOutput(registration: EventRegistrationRecord) {
 
 /** The member's upcoming meetings through list_my_meetings (`upcoming`: not started yet, canceled left out, soonest first). */
 async function upcomingMeetings(context: ToolContext): Promise<{ items: ScheduleItem[]; truncated: boolean }> {
-  // The meetings tool exists only where the member API has meetings (variant A).
-  if (!existsIn(context.session.services.config.variant, listMyMeetings)) return { items: [], truncated: false };
+  // The meetings tool exists only where the member API has meetings.
+  if (!hasMemberFeatures(context.session.services.variant, listMyMeetings)) return { items: [], truncated: false };
   const { items, truncated } = await everyItem(SCHEDULE_RESOURCE_LIMIT, async (cursor) => {
     const page = await toolResult<{ meetings: MeetingItem[] } & Omit<ToolPage<MeetingItem>, 'items'>>(listMyMeetings, { when: 'upcoming', first: SPEC_LIMITED.maxSize, ...(cursor === undefined ? {} : { cursor }) }, context);
     return { items: page.meetings, pageInfo: page.pageInfo, totalCount: page.totalCount };

@@ -1,4 +1,4 @@
-import type { Variant } from '../../config/config.js';
+import type { VariantProfile } from '../../variant.js';
 import { ALL_SCOPES } from '../../clients/scopes.js';
 import type { Site } from '../../sites/sites.js';
 import { OAUTH_PATHS, siteUrl } from '../endpoints.js';
@@ -17,9 +17,9 @@ import {
 
 export type AuthorizationServerMetadata = Record<string, string | boolean | readonly string[]>;
 
-/** Variant B only (spec, Authentication 10): RFC 7662 introspection, authenticated like the token endpoint. */
-function introspection(origin: string, variant: Variant): AuthorizationServerMetadata {
-  if (variant !== 'B') return {};
+/** Where the deployment serves it (spec, Authentication 10): RFC 7662 introspection, authenticated like the token endpoint. */
+function introspection(origin: string, variant: VariantProfile): AuthorizationServerMetadata {
+  if (!variant.introspection) return {};
   return {
     introspection_endpoint: siteUrl(origin, OAUTH_PATHS.introspect),
     introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
@@ -31,7 +31,7 @@ function introspection(origin: string, variant: Variant): AuthorizationServerMet
  * RFC 8414 2: the authorization server metadata of one site, the source of truth (spec, Endpoints). The issuer is
  * the site's origin `{base_url}` exactly (RFC 8414 3.3), so each origin is its own authorization server.
  */
-export function authorizationServerMetadata(site: Site, variant: Variant): AuthorizationServerMetadata {
+export function authorizationServerMetadata(site: Site, variant: VariantProfile): AuthorizationServerMetadata {
   const origin = site.origin;
   return {
     issuer: origin,

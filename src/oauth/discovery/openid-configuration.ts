@@ -1,5 +1,5 @@
-import type { Variant } from '../../config/config.js';
 import type { Site } from '../../sites/sites.js';
+import type { VariantProfile } from '../../variant.js';
 import { authorizationServerMetadata, type AuthorizationServerMetadata } from './authorization-server-metadata.js';
 
 /**
@@ -8,7 +8,7 @@ import { authorizationServerMetadata, type AuthorizationServerMetadata } from '.
  * subject_types_supported, id_token_signing_alg_values_supported), plus the OIDC parameters whose defaults would
  * otherwise claim support we do not have (`request_uri_parameter_supported` defaults to true).
  */
-export function openidConfiguration(site: Site, variant: Variant): AuthorizationServerMetadata {
+export function openidConfiguration(site: Site, variant: VariantProfile): AuthorizationServerMetadata {
   return {
     ...authorizationServerMetadata(site, variant),
     claims_parameter_supported: false,

@@ -10,12 +10,12 @@ import { allowPreflight, JWKS_MAX_AGE_SECONDS, sendMetadata } from './send-metad
 
 /** The discovery documents of the request's site (spec, Endpoints): RFC 9728, RFC 8414, OIDC Discovery and the JWKS. */
 export function discoveryRoutes(services: Services): Router<SiteState> {
-  const { config, db } = services;
+  const { variant, db } = services;
   const router = new Router<SiteState>();
 
   router.get(OAUTH_PATHS.protectedResourceMetadata, (ctx) => sendMetadata(ctx, protectedResourceMetadata(ctx.state.site)));
-  router.get(OAUTH_PATHS.authorizationServerMetadata, (ctx) => sendMetadata(ctx, authorizationServerMetadata(ctx.state.site, config.variant)));
-  router.get(OAUTH_PATHS.openidConfiguration, (ctx) => sendMetadata(ctx, openidConfiguration(ctx.state.site, config.variant)));
+  router.get(OAUTH_PATHS.authorizationServerMetadata, (ctx) => sendMetadata(ctx, authorizationServerMetadata(ctx.state.site, variant)));
+  router.get(OAUTH_PATHS.openidConfiguration, (ctx) => sendMetadata(ctx, openidConfiguration(ctx.state.site, variant)));
   router.get(OAUTH_PATHS.jwks, async (ctx) => {
     // RFC 7517 8.5: the media type of a JWK Set.
     sendMetadata(ctx, await siteJwks(db, ctx.state.site.id), JWKS_MAX_AGE_SECONDS);

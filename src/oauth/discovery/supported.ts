@@ -1,4 +1,4 @@
-import type { Variant } from '../../config/config.js';
+import type { VariantProfile } from '../../variant.js';
 import { CLIENT_ASSERTION_ALGORITHMS } from '../../clients/client-keys.js';
 import { SIGNING_ALG } from '../../keys/signing-keys.js';
 
@@ -32,10 +32,10 @@ export { DPOP_SIGNING_ALGS } from '../dpop/algorithms.js';
 export const BEARER_METHODS = ['header'] as const;
 
 /**
- * Claims of the id_token and userinfo (spec: id_token claims, Userinfo response); `picture` is variant A's
- * (the userinfo response carries it only there).
+ * Claims of the id_token and userinfo (spec: id_token claims, Userinfo response); `picture` only where the
+ * deployment has the picture claim (the userinfo response carries it only there).
  */
-export function claimsSupported(variant: Variant): string[] {
+export function claimsSupported(variant: VariantProfile): string[] {
   return [
     'iss',
     'aud',
@@ -48,7 +48,7 @@ export function claimsSupported(variant: Variant): string[] {
     'sub',
     'email',
     'name',
-    ...(variant === 'A' ? ['picture'] : []),
+    ...(variant.pictureClaim ? ['picture'] : []),
     'org_id',
     'roles',
   ];

@@ -1,12 +1,12 @@
 import type { Middleware } from 'koa';
-import { readForm, requireParam } from '../../http/form.js';
+import { readForm, requireParam } from '../parameters.js';
 import type { SiteState } from '../../http/state.js';
 import type { Services } from '../../services.js';
 import { authenticateClient } from '../client-authentication.js';
 import { findPairByAccessToken, findPairByRefreshToken } from '../tokens/store.js';
 
 /**
- * POST /api/oauth/introspect (RFC 7662), variant B only: returns the token's resource binding (Authentication 10).
+ * POST /api/oauth/introspect (RFC 7662), where the deployment serves it: returns the token's resource binding (Authentication 10).
  * A client may introspect only its own tokens; anything else is `{ "active": false }`.
  */
 export function introspectionEndpoint(services: Services): Middleware<SiteState> {

@@ -1,8 +1,8 @@
 import type { OAuthClient } from '../../clients/clients.js';
-import type { Variant } from '../../config/config.js';
 import type { Site } from '../../sites/sites.js';
 import { ACCESS_TOKEN_TTL_SECONDS } from '../tokens/lifetimes.js';
 import type { IssuedPair } from '../tokens/store.js';
+import type { VariantProfile } from '../../variant.js';
 
 /** The token endpoint's JSON (spec: Token response). */
 export interface TokenResponse {
@@ -20,10 +20,10 @@ export interface TokenResponse {
 }
 
 /**
- * Variant A member tokens also carry `school_id`, `school_subdomain` and `created_at`. A refreshed pair carries the
+ * Where member tokens are school-bound, they also carry `school_id`, `school_subdomain` and `created_at`. A refreshed pair carries the
  * `school_id` it was issued with, so a pair issued without one stays without (Authentication 8).
  */
-export function tokenResponse(issued: IssuedPair, context: { site: Site; client: OAuthClient; variant: Variant; idToken?: string }): TokenResponse {
+export function tokenResponse(issued: IssuedPair, context: { site: Site; client: OAuthClient; variant: VariantProfile; idToken?: string }): TokenResponse {
   const { pair } = issued;
   const body: TokenResponse = {
     access_token: issued.accessToken,
@@ -33,7 +33,7 @@ export function tokenResponse(issued: IssuedPair, context: { site: Site; client:
   };
   if (issued.refreshToken !== null) body.refresh_token = issued.refreshToken;
   if (context.idToken !== undefined) body.id_token = context.idToken;
-  if (context.variant === 'A' && context.client.audience === 'member' && pair.schoolId !== null) {
+  if (context.variant.schoolBoundMemberTokens && context.client.audience === 'member' && pair.schoolId !== null) {
     body.school_id = pair.schoolId;
     body.school_subdomain = context.site.subdomain;
     body.created_at = Math.floor(pair.createdAt.getTime() / 1000);

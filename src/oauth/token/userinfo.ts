@@ -14,6 +14,6 @@ export function userinfoEndpoint(services: Services): Middleware<SiteState> {
     if (verified.user === null) throw new InvalidTokenError(site.origin, 'the access token is not bound to a user');
     requireAnyScope(site, verified, ['openid']);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = claimsOf(verified.user, verified.roles, site, verified.scopes, services.config.variant);
+    ctx.body = claimsOf(verified.user, verified.roles, site, verified.scopes, services.variant);
   };
 }

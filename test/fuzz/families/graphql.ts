@@ -29,6 +29,7 @@ import type { FuzzFixtures } from '../support/fixtures.js';
 import type { FuzzRequest } from '../support/http-client.js';
 import { authorizationValues, contentTypeFor, deepJsonText, encodePairs, jsonBody, jsonValue, oddMethod, NASTY_STRINGS, sometimes } from '../support/hostile.js';
 import { abuseFor, applyAbuse, Choices, headerList } from './common.js';
+import { variantProfile } from '../../../src/variant.js';
 
 export const GRAPHQL_PATH = '/member/graphql';
 
@@ -245,7 +246,7 @@ function requestJson(built: Built, choice: number, wrongValue: unknown): unknown
 }
 
 export function graphqlRequests(fx: FuzzFixtures): fc.Arbitrary<FuzzRequest> {
-  const { schema } = buildMemberSchema('A');
+  const { schema } = buildMemberSchema(variantProfile('A'));
   const writeTokens = new Set([fx.tokens.memberFull]);
   const tokens = [fx.tokens.memberFull, fx.tokens.memberRead, fx.tokens.memberIdentity, fx.tokens.operatorFull, fx.tokens.otherSiteMember, fx.spent.revokedAccessToken].filter((token) => token !== '');
   const built = fc.oneof({ arbitrary: fc.array(fc.nat({ max: 10_000 }), { minLength: 1, maxLength: 120 }).map((values) => new DocumentBuilder(schema, new Choices(values)).build()), weight: 6 }, { arbitrary: hostileDocuments(), weight: 2 });

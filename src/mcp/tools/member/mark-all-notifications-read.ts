@@ -10,7 +10,7 @@ export const markAllNotificationsRead = defineTool({
   description:
     "Marks every unread notification of the signed-in member as read. Pass createdAtOrBefore (the createdAt of the newest notification you showed) so that notifications arriving meanwhile stay unread. Idempotent. Returns how many changed and the unread count left. Needs a member token with account:read and account:write.",
   scopes: ['account:read', 'account:write'],
-  variants: ['A'],
+  needs: ['notificationInbox'],
   input: z.object({ createdAtOrBefore: dateTime.optional().describe('Only notifications created at or before this instant (its whole second).') }),
   output: z.object({ markedCount: z.number().int().min(0).describe('Notifications that changed from unread to read.'), unreadCount }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

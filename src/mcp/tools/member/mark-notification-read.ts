@@ -9,7 +9,7 @@ export const markNotificationRead = defineTool({
   description:
     "Marks one of the signed-in member's notifications as read, by the id list_my_notifications returned. Idempotent: marking it again keeps the first read time. Returns the notification and the inbox's unread count. An unknown id, or another member's, is not_found. Needs a member token with account:read and account:write.",
   scopes: ['account:read', 'account:write'],
-  variants: ['A'],
+  needs: ['notificationInbox'],
   input: z.object({ id: z.string().min(1).max(64).describe('The notification id from list_my_notifications.') }),
   output: z.object({ notification: notificationOutput, unreadCount }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -31,7 +31,7 @@ export const listMyMeetings = defineTool({
   description:
     "The signed-in member's own consulting meetings: the consulting slots they booked a seat on and the meetings of the study groups they belong to (never other people's bookings). when='upcoming' (default) gives meetings that have not started yet, soonest first, canceled ones left out; when='past' gives meetings that have started, most recent first, canceled ones included — a meeting in progress right now is the first past one, with isLive: true and its roomUrl. roomUrl is only set while a meeting is live. Reserving a seat does not confirm a meeting: state 'scheduled' means staff confirmed it, 'available' that it is not confirmed yet. Needs a member token with account:read.",
   scopes: ['account:read'],
-  variants: ['A'],
+  needs: ['consultingMeetings'],
   input: z.object({
     when: z.enum(['upcoming', 'past']).default('upcoming').describe('upcoming: not started yet, soonest first, without canceled ones. past: already started, most recent first.'),
     ...pageInput(SPEC_LIMITED.defaultSize, SPEC_LIMITED.maxSize),

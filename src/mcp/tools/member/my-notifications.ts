@@ -12,7 +12,7 @@ export const listMyNotifications = defineTool({
   description:
     "The signed-in member's notification inbox at this school, newest first (announcements, course updates, unlocked lectures, replies, meetings, events, payments), with the number of unread ones. unreadOnly: true lists only unread ones; kinds narrows to some kinds. To mark them read use mark_notification_read or mark_all_notifications_read (those also need account:write). Needs a member token with account:read.",
   scopes: ['account:read'],
-  variants: ['A'],
+  needs: ['notificationInbox'],
   input: z.object({
     unreadOnly: z.boolean().optional().describe('Only unread notifications.'),
     kinds: z.array(notificationKind).max(8).optional().describe('Only these kinds; omit for every kind.'),

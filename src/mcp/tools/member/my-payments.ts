@@ -13,7 +13,7 @@ export const listMyPayments = defineTool({
   description:
     "The signed-in member's payment history at this school, newest first: one item per payment attempt (a retried checkout is a separate item with its own tradeNo; nothing groups the attempts of one purchase). Unpaid and expired payments are included, with the ATM or convenience-store payment instructions (bankCode, bankName, codeNo, expiredAt) while they apply. Each payment has its purchased lines, coupon and promotion adjustments, invoice, installment plan and refund state. Amounts are integer minor units of `currency`. Needs a member token with account:read.",
   scopes: ['account:read'],
-  variants: ['A'],
+  needs: ['payments'],
   input: z.object(pageInput(SPEC_LIMITED.defaultSize, SPEC_LIMITED.maxSize)),
   output: z.object({
     payments: z.array(

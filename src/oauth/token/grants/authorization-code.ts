@@ -9,7 +9,7 @@ import { withTransaction } from '../../../db/transaction.js';
 import { endGrants } from '../../logout/end-grant.js';
 import { insertPair, type IssuedPair } from '../../tokens/store.js';
 import { userClaims } from '../../user-claims.js';
-import { requireParam } from '../../../http/form.js';
+import { requireParam } from '../../parameters.js';
 import { tokenResponse, type TokenResponse } from '../token-response.js';
 import type { GrantContext } from './context.js';
 
@@ -30,7 +30,7 @@ export async function authorizationCodeGrant(context: GrantContext): Promise<Tok
   requireBoundKey(code.dpopJkt, context.dpopJkt, 'the authorization code');
   await checkUserStillMayAuthorize(context, code);
   const { issued, idToken } = await consumeCodeAndIssuePair(context, code);
-  return tokenResponse(issued, { site: context.site, client: context.client, variant: context.services.config.variant, idToken });
+  return tokenResponse(issued, { site: context.site, client: context.client, variant: context.services.variant, idToken });
 }
 
 function readExchangeRequest({ form }: GrantContext) {
@@ -96,8 +96,8 @@ async function consumeCodeAndIssuePair(context: GrantContext, code: Authorizatio
         userId: code.userId,
         scopes: code.scopes,
         resource: code.resource,
-        // Variant A: member tokens carry the id of the site they are bound to (spec: Token response).
-        schoolId: services.config.variant === 'A' && client.audience === 'member' ? site.id : null,
+        // School-bound deployments: member tokens carry the id of the site they are bound to (spec: Token response).
+        schoolId: services.variant.schoolBoundMemberTokens && client.audience === 'member' ? site.id : null,
         authTime: code.authTime,
         sid: code.sid,
         dpopJkt: context.dpopJkt,
@@ -119,6 +119,6 @@ async function refuseReplay({ services, site }: GrantContext, code: Authorizatio
 /** Only on this exchange, only with `openid` (spec: Token response); never on refresh. Claims and key are read up front. */
 async function prepareIdToken({ services, site, client }: GrantContext, code: AuthorizationCodeRecord): Promise<((now: Date) => Promise<string>) | undefined> {
   if (!code.scopes.includes('openid')) return undefined;
-  const [claims, sign] = await Promise.all([userClaims(services.db, site, code.userId, code.scopes, services.config.variant), idTokenSigner(services.db, site.id)]);
+  const [claims, sign] = await Promise.all([userClaims(services.db, site, code.userId, code.scopes, services.variant), idTokenSigner(services.db, site.id)]);
   return (now) => sign({ site, clientId: client.clientId, claims, nonce: code.nonce, authTime: code.authTime, sid: code.sid }, now);
 }

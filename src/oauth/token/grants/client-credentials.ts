@@ -25,7 +25,7 @@ export async function clientCredentialsGrant(context: GrantContext): Promise<Tok
     dpopJkt: context.dpopJkt,
     withoutRefreshToken: true,
   });
-  return tokenResponse(issued, { site: context.site, client: context.client, variant: context.services.config.variant });
+  return tokenResponse(issued, { site: context.site, client: context.client, variant: context.services.variant });
 }
 
 /** RFC 6749 4.4 "MUST only be used by confidential clients": here, by service clients only (5.2 unauthorized_client). */

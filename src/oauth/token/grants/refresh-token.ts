@@ -1,6 +1,6 @@
 import type { Role } from '../../../accounts/roles.js';
 import type { Database } from '../../../db/connection.js';
-import { requireParam } from '../../../http/form.js';
+import { requireParam } from '../../parameters.js';
 import { rolesPermitClient } from '../../authorization-policy.js';
 import { InvalidGrantError } from '../../errors.js';
 import { narrowScopes } from '../../scope-policy.js';
@@ -28,7 +28,7 @@ export async function refreshTokenGrant(context: GrantContext): Promise<TokenRes
   checkDpopBinding(context, pair);
   const outcome = await rotatePair(context.services.db, pair, scopes, context.dpopJkt);
   if (outcome.kind === 'refused') throw refusal(outcome.reason);
-  return tokenResponse(outcome.issued, { site: context.site, client: context.client, variant: context.services.config.variant });
+  return tokenResponse(outcome.issued, { site: context.site, client: context.client, variant: context.services.variant });
 }
 
 /**
