@@ -1,5 +1,5 @@
 /**
- * Safe HTML by construction (src/pages/html.ts): the `html` tagged template and its helpers, a scan of src/ for
+ * Safe HTML by construction (src/http/html.ts): the `html` tagged template and its helpers, a scan of src/ for
  * markup built any other way, and every server-rendered page over real HTTP, on both stores, with hostile text in
  * every field an operator (or an application's metadata) controls. A page passes when its markup is what the
  * templates wrote and nothing more: only known tags, attributes always double-quoted, no event-handler attribute, no
@@ -15,7 +15,7 @@ import ts from 'typescript';
 import { createUser, type User } from '../src/accounts/users.js';
 import { grantRole, type Role } from '../src/accounts/roles.js';
 import { insertPair, newGrantId } from '../src/oauth/tokens/store.js';
-import { html, Html, joinHtml, safeUrl, trustedHtml } from '../src/pages/html.js';
+import { html, Html, joinHtml, safeUrl, trustedHtml } from '../src/http/html.js';
 import { AdminApi, issueToken, type Schemas } from './support/admin.js';
 import { browserRequest, buildAuthorizationUrl, CookieJar, createPkcePair, findForm, type BrowserAnswer } from './support/authorize-flow.js';
 import { describeEachDatabase } from './support/databases.js';
@@ -25,7 +25,7 @@ import { json, useTrustedDocumentServer } from './support/test-ca.js';
 const RLO = '\u202E';
 /** Every attack at once: markup, both attribute break-outs, a script-block break-out, template syntax, an entity, a bidi override. */
 const HOSTILE = `<script>alert(1)</script>"><img src=x onerror=alert(1)>'onmouseover='alert(1)</script><script>alert(1)</script>{{7*7}}&amp;${RLO}gnp.exe`;
-/** HOSTILE as the pages must show it: escaped, the override replaced by U+FFFD (src/pages/html.ts). */
+/** HOSTILE as the pages must show it: escaped, the override replaced by U+FFFD (src/http/html.ts). */
 const HOSTILE_SHOWN =
   '&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(1)&gt;&#39;onmouseover=&#39;alert(1)&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;{{7*7}}&amp;amp;\uFFFDgnp.exe';
 const SCRIPT_URLS = ['javascript:alert(1)', ' JaVaScRiPt:alert(1)'];
@@ -40,7 +40,7 @@ const PASSWORD = 'correct horse battery staple';
 
 // --- The template module -------------------------------------------------------------------------------------------
 
-describe('html: the auto-escaping template (src/pages/html.ts)', () => {
+describe('html: the auto-escaping template (src/http/html.ts)', () => {
   it('escapes & < > " \' and backtick in every interpolated string and number', () => {
     expect(html`<p title="${'a"b'}">${`<b>&'\``}</p>`.toString()).to.equal('<p title="a&quot;b">&lt;b&gt;&amp;&#39;&#96;</p>');
     expect(html`<td>${42}</td><td>${0}</td>`.toString()).to.equal('<td>42</td><td>0</td>');
@@ -79,7 +79,7 @@ describe('html: the auto-escaping template (src/pages/html.ts)', () => {
 // --- The sources ---------------------------------------------------------------------------------------------------
 
 const SRC = path.resolve(import.meta.dirname, '../src');
-const TEMPLATE_MODULE = path.join(SRC, 'pages', 'html.ts');
+const TEMPLATE_MODULE = path.join(SRC, 'http', 'html.ts');
 /** An HTML tag in literal text (not a TypeScript generic: those names are not HTML elements). */
 const MARKUP = /<\/?(?:!doctype|html|head|body|title|meta|link|style|script|p|a|ul|ol|li|div|span|h[1-6]|form|input|button|label|textarea|select|option|table|thead|tbody|tr|th|td|code|pre|strong|em|b|i|br|hr|img|main|nav|section|dl|dt|dd|fieldset|legend|noscript|bdi|svg|iframe)\b/i;
 /** Text that ends inside a URL attribute: the next value is a URL. */

@@ -1,4 +1,4 @@
-import { html, type Html } from '../pages/html.js';
+import { html, type Html } from '../http/html.js';
 import demoSchool from './demo-school.json' with { type: 'json' };
 
 /**

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { OPENAPI_DOCUMENT_PATH } from '../admin/openapi-document.js';
 import type { SiteState } from '../http/state.js';
-import { html, safeUrl } from '../pages/html.js';
+import { html, safeUrl } from '../http/html.js';
 import { ADMIN_API_SCRIPT, ADMIN_API_STYLE, type DocsAssets } from './assets.js';
 import { setDocsPageHeaders, SWAGGER_UI_PAGE_CSP } from './headers.js';
 import { DOCS_PATHS } from './paths.js';

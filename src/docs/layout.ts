@@ -1,5 +1,5 @@
-import { html, type Html } from '../pages/html.js';
-import { layout } from '../pages/layout.js';
+import { html, type Html } from '../http/html.js';
+import { layout } from '../http/layout.js';
 import type { Site } from '../sites/sites.js';
 import { DOCS_PATHS } from './paths.js';
 

@@ -24,7 +24,7 @@ import {
   type GraphQLUnionType,
 } from 'graphql';
 import type { ScopeMap } from '../graphql/scopes.js';
-import { html, joinHtml, type Html } from '../pages/html.js';
+import { html, joinHtml, type Html } from '../http/html.js';
 
 /** The anchor of a named type on the page: `#type-Viewer`. */
 export function typeAnchor(name: string): string {

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { SiteState } from '../http/state.js';
-import { html, safeUrl } from '../pages/html.js';
+import { html, safeUrl } from '../http/html.js';
 import type { DocsAssets } from './assets.js';
 import { setDocsPageHeaders, SWAGGER_UI_PAGE_CSP } from './headers.js';
 

@@ -1,7 +1,7 @@
 import type { Middleware, ParameterizedContext } from 'koa';
 import { AppError, ValidationError } from '../shared/errors.js';
 import { classifyFailure, type Failure } from '../shared/failure.js';
-import { browserErrorPage } from '../pages/browser-error-page.js';
+import { browserErrorPage } from './browser-error-page.js';
 import type { RequestState, SiteState } from './state.js';
 
 /** Anything thrown, as the interfaces word it (src/shared/failure.ts). */

@@ -1,4 +1,4 @@
-import { html, type Html } from './html.js';
+import { html, type Html } from '../http/html.js';
 
 /** The email and password fields and submit button of every sign-in form (authorization, connected apps, admin area). */
 export function signInFields(email: string | null | undefined): Html {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { html, trustedHtml } from '../../pages/html.js';
+import { html, trustedHtml } from '../../http/html.js';
 import { BRIDGE_SCRIPT } from './bridge.js';
 import { DOM_SCRIPT } from './dom.js';
 import { VIEW_STYLE } from './styles.js';

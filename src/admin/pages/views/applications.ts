@@ -1,7 +1,7 @@
 import type { Application } from '../../../clients/applications.js';
 import type { TokenEndpointAuthMethod } from '../../../clients/clients.js';
 import { ALL_SCOPES, IDENTITY_SCOPES, MEMBER_ONLY_SCOPES, SCOPE_DESCRIPTIONS, type Audience } from '../../../clients/scopes.js';
-import { html, joinHtml, safeUrl, type Html } from '../../../pages/html.js';
+import { html, joinHtml, safeUrl, type Html } from '../../../http/html.js';
 import type { FieldProblem } from '../../../shared/errors.js';
 import { ADMIN_PATHS, applicationGrantsPath, applicationPath } from '../paths.js';
 import { adminPage, hiddenField, notices, type AdminChrome } from './layout.js';

@@ -1,7 +1,7 @@
 import type { Application } from '../../../clients/applications.js';
 import type { ConnectedApp } from '../../../clients/connected-apps.js';
 import { SCOPE_WORDING } from '../../../oauth/authorize/scope-wording.js';
-import { html, joinHtml, safeUrl, type Html } from '../../../pages/html.js';
+import { html, joinHtml, safeUrl, type Html } from '../../../http/html.js';
 import { SOURCE_WORDING, toTheHour } from '../../../pages/connected-apps/wording.js';
 import { ADMIN_PATHS, applicationGrantsPath, applicationPath, memberGrantsPath } from '../paths.js';
 import { adminPage, hiddenField, notices, type AdminChrome } from './layout.js';

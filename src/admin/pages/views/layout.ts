@@ -1,7 +1,7 @@
 import type { User } from '../../../accounts/users.js';
 import { hiddenField, PAGE_STYLE } from '../../../oauth/authorize/pages/page.js';
-import { html, joinHtml, type Html } from '../../../pages/html.js';
-import { layout } from '../../../pages/layout.js';
+import { html, joinHtml, type Html } from '../../../http/html.js';
+import { layout } from '../../../http/layout.js';
 import type { Site } from '../../../sites/sites.js';
 import { ADMIN_PATHS } from '../paths.js';
 

@@ -1,5 +1,5 @@
 import type { McpConnectionsSettings } from '../../mcp-connections.js';
-import { html, joinHtml } from '../../../pages/html.js';
+import { html, joinHtml } from '../../../http/html.js';
 import { ADMIN_PATHS } from '../paths.js';
 import { adminPage, hiddenField, notices, type AdminChrome } from './layout.js';
 

@@ -1,4 +1,4 @@
-import { html } from '../../../pages/html.js';
+import { html } from '../../../http/html.js';
 import { ADMIN_PATHS } from '../paths.js';
 import { adminPage, hiddenField, notices, type AdminChrome } from './layout.js';
 import { signInFields } from '../../../pages/sign-in-fields.js';

@@ -2,7 +2,7 @@ import type { User } from '../../../accounts/users.js';
 import type { OAuthClient } from '../../../clients/clients.js';
 import type { Scope } from '../../../clients/scopes.js';
 import { CONNECTED_APPS_PATHS } from '../../../pages/connected-apps/paths.js';
-import { html, joinHtml, safeUrl, type Html } from '../../../pages/html.js';
+import { html, joinHtml, safeUrl, type Html } from '../../../http/html.js';
 import type { Site } from '../../../sites/sites.js';
 import { AUTHORIZE_PATHS } from '../paths.js';
 import { SCOPE_WORDING } from '../scope-wording.js';

@@ -1,4 +1,4 @@
-import { html } from '../../../pages/html.js';
+import { html } from '../../../http/html.js';
 import type { Site } from '../../../sites/sites.js';
 import { authorizePage } from './page.js';
 
