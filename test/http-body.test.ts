@@ -118,8 +118,9 @@ describe('the request body layer (src/http/body.ts)', () => {
       if (outcome.kind === 'form') expect([...outcome.params]).to.deep.equal([['a', '1'], ['c', 'x y!']]);
     });
 
-    it('names a parameter given twice, even with an empty value the first time', () => {
-      expect(parseSingleValuedForm('a=&b=2&a=1')).to.deep.equal({ kind: 'repeated', name: 'a' });
+    it('names a parameter given twice; an empty value before a given one counts as omitted', () => {
+      expect(parseSingleValuedForm('a=1&b=2&a=')).to.deep.equal({ kind: 'repeated', name: 'a' });
+      expect(parseSingleValuedForm('a=&a=1')).to.deep.equal({ kind: 'form', params: new Map([['a', '1']]) });
     });
 
     it('keeps repeated fields where they are allowed', () => {

@@ -14,7 +14,7 @@ function under(path: string, prefix: string): boolean {
 }
 
 /**
- * The operators' interfaces of a site, mounted before the site's body parser (each reads its own body):
+ * The operators' interfaces of a site, mounted before the site's routes (each reads its own body):
  * - `/api/admin/…`: the REST admin API (problem+json everywhere under it, 404 included);
  * - `/admin…`: the admin area pages (HTML everywhere under it, 404 and 405 included).
  * Every other path goes on to the next middleware untouched. (`GET /openapi.json`, the contract, is an ordinary site

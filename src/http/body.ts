@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createUnzip } from 'node:zlib';
-import type { Middleware, ParameterizedContext } from 'koa';
+import type { DefaultState, Middleware, ParameterizedContext } from 'koa';
 import { AppError } from '../shared/errors.js';
 
 /**
@@ -168,10 +168,8 @@ export function parseJson(text: string, options: JsonOptions = {}): JsonOutcome 
  */
 export function parseSingleValuedForm(text: string): FormOutcome {
   const params = new Map<string, string>();
-  const seen = new Set<string>();
   for (const [name, value] of new URLSearchParams(text)) {
-    if (seen.has(name)) return { kind: 'repeated', name };
-    seen.add(name);
+    if (params.has(name)) return { kind: 'repeated', name };
     if (value !== '') params.set(name, value);
   }
   return { kind: 'form', params };
@@ -222,7 +220,7 @@ export function mediaTypeOf(contentType: string | undefined): string {
  * declared media types are read before the route runs (a failure answers at once with readFailureError); a body of
  * another type is left unread, for the route to refuse in its own words. The route gets it from declaredBody(ctx).
  */
-export function acceptBody(declaration: BodyDeclaration): Middleware {
+export function acceptBody<State = DefaultState>(declaration: BodyDeclaration): Middleware<State> {
   return async (ctx, next) => {
     let body: DeclaredBody = { kind: 'none' };
     // A Content-Type naming JSON is read even with an empty body (an empty object); a form needs a body (ctx.is).

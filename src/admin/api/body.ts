@@ -1,5 +1,5 @@
-import bodyParser from 'koa-bodyparser';
 import type { ParameterizedContext } from 'koa';
+import { bodyText, DEFAULT_BODY_LIMIT, parseJson, readBodyBytes } from '../../http/body.js';
 import { AdminProblem, InvalidRequestProblem, UnsupportedMediaTypeProblem } from './problems.js';
 
 /**
@@ -18,20 +18,6 @@ export type RequestBodyState =
 const JSON_MEDIA_TYPES = ['application/json', 'application/merge-patch+json'];
 const MAX_BODY = '64kb';
 
-interface BodyParserErrorHolder {
-  bodyError?: Error;
-}
-
-const parseJson = bodyParser({
-  enableTypes: ['json'],
-  extendTypes: { json: JSON_MEDIA_TYPES },
-  jsonLimit: MAX_BODY,
-  strict: true,
-  onerror: (error, ctx) => {
-    (ctx.state as BodyParserErrorHolder).bodyError = error;
-  },
-});
-
 function hasBody(ctx: ParameterizedContext): boolean {
   const length = ctx.request.length;
   return ctx.get('transfer-encoding') !== '' || (length !== undefined && length > 0);
@@ -41,16 +27,15 @@ export async function readRequestBody(ctx: ParameterizedContext): Promise<Reques
   if (!hasBody(ctx)) return { kind: 'none' };
   const mediaType = (ctx.request.type || '').toLowerCase();
   if (!JSON_MEDIA_TYPES.includes(mediaType)) return { kind: 'unsupported', mediaType };
-  await parseJson(ctx, async () => undefined);
-  const error = (ctx.state as BodyParserErrorHolder).bodyError;
-  if (error !== undefined) {
-    const status = (error as { status?: unknown }).status;
-    if (status === 413) return { kind: 'too_large' };
-    return { kind: 'malformed', mediaType, message: error.message };
-  }
-  const raw = (ctx.request as { rawBody?: unknown }).rawBody;
-  if (typeof raw === 'string' && raw.trim() === '') return { kind: 'none' };
-  return { kind: 'json', mediaType, value: ctx.request.body };
+  const read = await readBodyBytes(ctx.req, { limit: DEFAULT_BODY_LIMIT, decodeContentEncoding: true });
+  if (read.kind === 'too_large') return { kind: 'too_large' };
+  if (read.kind === 'unsupported_encoding') return { kind: 'malformed', mediaType, message: `Unsupported Content-Encoding: ${read.encoding}` };
+  if (read.kind === 'undecodable') return { kind: 'malformed', mediaType, message: read.message };
+  const text = bodyText(read.bytes);
+  if (text === '') return { kind: 'none' };
+  const parsed = parseJson(text, { objectOrArray: true, refuseProtoKeys: true });
+  if (parsed.kind === 'malformed') return { kind: 'malformed', mediaType, message: parsed.message };
+  return { kind: 'json', mediaType, value: parsed.value };
 }
 
 /** The parsed body the operation may see, or the problem the request's body is for this operation. */

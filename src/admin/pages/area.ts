@@ -1,10 +1,10 @@
 import type { Middleware } from 'koa';
-import bodyParser from 'koa-bodyparser';
 import { sessionCsrfToken, sessionCsrfTokenMatches } from '../../accounts/csrf.js';
 import { OPERATOR_ROLES, rolesAt, type Role } from '../../accounts/roles.js';
 import { isSignedIn, type SignedInSession, type SignInSession } from '../../accounts/sessions.js';
 import { getUserAt, type User } from '../../accounts/users.js';
 import type { Database } from '../../db/connection.js';
+import { bodyText, DEFAULT_BODY_LIMIT, parseFormFields, readBodyBytes, readFailureError } from '../../http/body.js';
 import { findBrowserSession, startBrowserSession } from '../../http/browser-session.js';
 import { toAppError } from '../../http/errors.js';
 import { setPageSecurityHeaders } from '../../http/security-headers.js';
@@ -69,14 +69,12 @@ export function csrfFailure(): AdminPageError {
   return new AdminPageError(403, 'csrf_check_failed', 'This page has expired', 'The form could not be verified (its security token is missing or belongs to another session). Open the page again and resubmit.');
 }
 
-const readFormBody = bodyParser({ enableTypes: ['form'], formLimit: '64kb', strict: true });
-
 /** The posted form, `application/x-www-form-urlencoded` only; repeated fields are kept (the scopes checkboxes). */
 export async function readAdminForm(ctx: SiteContext): Promise<URLSearchParams> {
   if (!ctx.is('application/x-www-form-urlencoded')) throw new AdminPageError(400, 'invalid_request', 'This form cannot be read', 'The form must be posted as application/x-www-form-urlencoded.');
-  await readFormBody(ctx, async () => undefined);
-  const raw = (ctx.request as { rawBody?: unknown }).rawBody;
-  return new URLSearchParams(typeof raw === 'string' ? raw : '');
+  const read = await readBodyBytes(ctx.req, { limit: DEFAULT_BODY_LIMIT, decodeContentEncoding: true });
+  if (read.kind !== 'bytes') throw readFailureError(read);
+  return parseFormFields(bodyText(read.bytes));
 }
 
 /** A field that may appear at most once. */

@@ -1,6 +1,6 @@
-import { readQuery } from '../../http/form.js';
 import { cspSourceForUri } from '../../http/security-headers.js';
 import { ConsentRequiredError, InvalidRequestError, InvalidTargetError, OAuthError, RequestNotSupportedError, RequestUriNotSupportedError, UnsupportedResponseTypeError } from '../errors.js';
+import { readQuery } from '../parameters.js';
 import { resolvePageClient } from './page-client.js';
 import { resolveRequestedScopes } from '../scope-policy.js';
 import { UntrustedRequestError } from './errors.js';

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { acceptBody, DEFAULT_BODY_LIMIT } from '../../http/body.js';
 import type { SiteState } from '../../http/state.js';
 import type { Services } from '../../services.js';
 import { authorizeEndpoint } from './authorize-endpoint.js';
@@ -16,9 +17,10 @@ import { switchAccountEndpoint } from './switch-account-endpoint.js';
 export function authorizeRoutes(services: Services): Router<SiteState> {
   const router = new Router<SiteState>();
   router.get(AUTHORIZE_PATHS.authorize, authorizeEndpoint(services));
-  router.post(AUTHORIZE_PATHS.signIn, signInEndpoint(services));
-  router.post(AUTHORIZE_PATHS.consent, consentEndpoint(services));
-  router.post(AUTHORIZE_PATHS.switchAccount, switchAccountEndpoint(services));
-  router.post(AUTHORIZE_PATHS.cancel, cancelEndpoint(services));
+  const form = acceptBody<SiteState>({ form: DEFAULT_BODY_LIMIT });
+  router.post(AUTHORIZE_PATHS.signIn, form, signInEndpoint(services));
+  router.post(AUTHORIZE_PATHS.consent, form, consentEndpoint(services));
+  router.post(AUTHORIZE_PATHS.switchAccount, form, switchAccountEndpoint(services));
+  router.post(AUTHORIZE_PATHS.cancel, form, cancelEndpoint(services));
   return router;
 }

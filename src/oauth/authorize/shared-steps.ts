@@ -1,9 +1,9 @@
 import { rolesAt } from '../../accounts/roles.js';
 import { isSignedIn } from '../../accounts/sessions.js';
 import { getUserAt } from '../../accounts/users.js';
-import { readForm } from '../../http/form.js';
 import { cspSourceForUri } from '../../http/security-headers.js';
 import { AccessDeniedError } from '../errors.js';
+import { readForm } from '../parameters.js';
 import { resolvePageClient } from './page-client.js';
 import { refusalReason } from './access-policy.js';
 import { bindToSession, findAuthorizationRequest } from './authorization-requests.js';

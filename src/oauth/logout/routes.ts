@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { acceptBody, DEFAULT_BODY_LIMIT } from '../../http/body.js';
 import type { SiteState } from '../../http/state.js';
 import type { Services } from '../../services.js';
 import { confirmSignOutEndpoint, endSessionEndpoint } from './end-session-endpoint.js';
@@ -9,7 +10,8 @@ export function logoutRoutes(services: Services): Router<SiteState> {
   const router = new Router<SiteState>();
   const endSession = endSessionEndpoint(services);
   router.get(LOGOUT_PATHS.endSession, endSession);
-  router.post(LOGOUT_PATHS.endSession, endSession);
-  router.post(LOGOUT_PATHS.confirm, confirmSignOutEndpoint(services));
+  const form = acceptBody<SiteState>({ form: DEFAULT_BODY_LIMIT });
+  router.post(LOGOUT_PATHS.endSession, form, endSession);
+  router.post(LOGOUT_PATHS.confirm, form, confirmSignOutEndpoint(services));
   return router;
 }

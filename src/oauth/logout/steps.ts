@@ -5,7 +5,7 @@ import { findClientWithSecret } from '../../clients/clients.js';
 import { toAppError } from '../../http/errors.js';
 import { findBrowserSession } from '../../http/browser-session.js';
 import { readSessionCookies } from '../../http/cookies.js';
-import { readForm, readQuery } from '../../http/form.js';
+import { readForm, readQuery } from '../parameters.js';
 import { setPageSecurityHeaders } from '../../http/security-headers.js';
 import { CsrfError, PageError } from '../authorize/errors.js';
 import { errorPage } from '../authorize/pages/error-page.js';

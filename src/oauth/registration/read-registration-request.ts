@@ -1,5 +1,6 @@
+import { declaredBody } from '../../http/body.js';
 import type { SiteContext } from '../../http/state.js';
-import { readForm } from '../../http/form.js';
+import { readForm } from '../parameters.js';
 import { InvalidClientMetadataError, InvalidRequestError } from '../errors.js';
 
 /** What the registration endpoint reads from a request: only `client_name` decides anything (spec, Endpoints). */
@@ -8,7 +9,8 @@ export interface RegistrationRequest {
 }
 
 function readJsonBody(ctx: SiteContext): Record<string, unknown> {
-  const body = (ctx.request as { body?: unknown }).body;
+  const declared = declaredBody(ctx);
+  const body = declared.kind === 'json' ? declared.value : undefined;
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new InvalidRequestError('the registration request must be a JSON object of client metadata (RFC 7591 2)');
   }

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { Database } from '../../db/connection.js';
+import { acceptBody, DEFAULT_BODY_LIMIT } from '../../http/body.js';
 import type { SiteContext, SiteState } from '../../http/state.js';
 import type { Services } from '../../services.js';
 import { addressLimits, limitFailures } from '../anonymous-limits.js';
@@ -37,7 +38,8 @@ function sendRegistration(ctx: SiteContext, platform: VendorPlatform): void {
 export function registrationRoutes(services: Services): Router<SiteState> {
   const { db } = services;
   const router = new Router<SiteState>();
-  router.post(OAUTH_PATHS.register, limitFailures(db, 'registration-failures', addressLimits(services.config.anonymousLimits).failures), async (ctx) => {
+  // RFC 7591 3.1: a JSON object; the form encoding of the other OAuth endpoints is accepted as well.
+  router.post(OAUTH_PATHS.register, acceptBody({ json: DEFAULT_BODY_LIMIT, form: DEFAULT_BODY_LIMIT }), limitFailures(db, 'registration-failures', addressLimits(services.config.anonymousLimits).failures), async (ctx) => {
     const request = readRegistrationRequest(ctx);
     const platform = await matchVendorPlatform(db, ctx.state.site.id, request.clientName);
     sendRegistration(ctx, platform);

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { readForm, requireParam } from '../../http/form.js';
+import { readForm, requireParam } from '../parameters.js';
 import type { SiteContext, SiteState } from '../../http/state.js';
 import type { Services } from '../../services.js';
 import { authenticateClient } from '../client-authentication.js';

@@ -5,13 +5,14 @@ import { signInWithPassword } from '../../accounts/sign-in.js';
 import { getUserAt } from '../../accounts/users.js';
 import { disconnectApp, listMemberConnectedApps } from '../../clients/connected-apps.js';
 import type { Database } from '../../db/connection.js';
-import { readForm } from '../../http/form.js';
+import { acceptBody, DEFAULT_BODY_LIMIT } from '../../http/body.js';
 import { findBrowserSession, setBrowserSessionCookie, startBrowserSession } from '../../http/browser-session.js';
 import { toAppError } from '../../http/errors.js';
 import { setPageSecurityHeaders } from '../../http/security-headers.js';
 import type { SiteContext, SiteState } from '../../http/state.js';
 import { PageError, TooManyAttemptsError } from '../../oauth/authorize/errors.js';
 import { SIGN_IN_FAILED_MESSAGE } from '../../oauth/authorize/sign-in-endpoint.js';
+import { readForm } from '../../oauth/parameters.js';
 import type { Services } from '../../services.js';
 import { ValidationError } from '../../shared/errors.js';
 import { CONNECTED_APPS_PATHS } from './paths.js';
@@ -96,7 +97,7 @@ export function connectedAppsRoutes(services: Services): Router<SiteState> {
     }
   });
 
-  router.post(CONNECTED_APPS_PATHS.signIn, async (ctx) => {
+  router.post(CONNECTED_APPS_PATHS.signIn, acceptBody({ form: DEFAULT_BODY_LIMIT }), async (ctx) => {
     try {
       const site = ctx.state.site;
       const form = readForm(ctx);
@@ -125,7 +126,7 @@ export function connectedAppsRoutes(services: Services): Router<SiteState> {
     }
   });
 
-  router.post(CONNECTED_APPS_PATHS.disconnect, async (ctx) => {
+  router.post(CONNECTED_APPS_PATHS.disconnect, acceptBody({ form: DEFAULT_BODY_LIMIT }), async (ctx) => {
     try {
       const site = ctx.state.site;
       const form = readForm(ctx);

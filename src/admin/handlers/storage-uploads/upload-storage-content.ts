@@ -1,4 +1,4 @@
-import { readRequestBytes } from '../../../storage/request-bytes.js';
+import { readBodyBytes } from '../../../http/body.js';
 import { requireAwaitingBytes, requireUpload, storeUploadContent } from '../../../storage/uploads.js';
 import { etagOf } from '../../api/etag.js';
 import { AdminProblem, InvalidRequestProblem } from '../../api/problems.js';
@@ -23,8 +23,9 @@ export const uploadStorageContent: AdminHandler<'uploadStorageContent'> = async 
   }
   const declared = ctx.request.length;
   if (declared !== undefined && declared !== upload.sizeBytes) throw wrongLength(upload.sizeBytes, `a Content-Length of ${declared}`);
-  const bytes = await readRequestBytes(ctx.req, upload.sizeBytes);
-  if (bytes === null) throw wrongLength(upload.sizeBytes, 'more');
+  const read = await readBodyBytes(ctx.req, { limit: upload.sizeBytes });
+  if (read.kind !== 'bytes') throw wrongLength(upload.sizeBytes, 'more');
+  const { bytes } = read;
   if (bytes.length !== upload.sizeBytes) throw wrongLength(upload.sizeBytes, String(bytes.length));
   const stored = await storeUploadContent(db, site.id, upload.id, bytes);
   return { status: 200, body: uploadRepresentation(site.origin, stored), headers: { ETag: etagOf(stored.version) } };
