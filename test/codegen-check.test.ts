@@ -1,23 +1,7 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { expect } from 'chai';
-import { PROJECT_ROOT } from '../src/shared/paths.js';
-
-/** A scratch copy of the contract sources and generated/, sharing node_modules, so the test can edit the copy. */
-function scratchCopy(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schoolgate-codegen-'));
-  for (const entry of ['schema', 'openapi', 'generated', 'codegen.ts', 'package.json', '.ci/codegen-check', 'src/graphql/mappers']) {
-    fs.cpSync(path.join(PROJECT_ROOT, entry), path.join(dir, entry), { recursive: true });
-  }
-  fs.symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-  return dir;
-}
-
-function codegenCheck(dir: string) {
-  return spawnSync('bash', ['.ci/codegen-check'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME } });
-}
+import { codegenScratchCopy as scratchCopy, runCodegenCheck as codegenCheck } from './support/codegen-scratch.js';
 
 describe('npm run codegen:check', function () {
   this.timeout(60000);
