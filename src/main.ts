@@ -1,5 +1,6 @@
 import './production-mode.js';
-import { ConfigError, loadConfig, type Config } from './config/config.js';
+import { ConfigError } from './config/config-error.js';
+import { loadConfig, type Config } from './config/config.js';
 import { limitHeapGrowth } from './heap-growth.js';
 import { keyRingFrom, type KeyRing } from './keys/key-ring.js';
 import { startServer, StartupError } from './server.js';

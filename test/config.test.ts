@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { ConfigError, loadConfig, normalizeOrigin, parseDatabaseUrl, parseVariant } from '../src/config/config.js';
+import { ConfigError } from '../src/config/config-error.js';
+import { loadConfig, normalizeOrigin, parseVariant } from '../src/config/config.js';
+import { parseDatabaseUrl } from '../src/config/database-url.js';
 import { limitHeapGrowth } from '../src/heap-growth.js';
 import { runEntry } from './support/processes.js';
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../src/config/config.js';
+import { ConfigError } from '../src/config/config-error.js';
+import { loadConfig } from '../src/config/config.js';
 import { openDatabase, toDate, type Database } from '../src/db/connection.js';
 import { readLease, releaseLease, renewLease, takeLease } from '../src/housekeeping/lease.js';
 import { prune, type PruneReport } from '../src/housekeeping/prune.js';

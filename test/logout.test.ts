@@ -4,7 +4,8 @@ import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JW
 import * as oauth from 'oauth4webapi';
 import * as openid from 'openid-client';
 import { revokeApplicationTokens } from '../src/clients/applications.js';
-import { ConfigError, loadConfig } from '../src/config/config.js';
+import { ConfigError } from '../src/config/config-error.js';
+import { loadConfig } from '../src/config/config.js';
 import { prune } from '../src/housekeeping/prune.js';
 import { startLogoutDeliveryJob } from '../src/oauth/logout/delivery-job.js';
 import { createLogger } from '../src/shared/logger.js';

@@ -1,4 +1,4 @@
-import { ConfigError } from '../config/config.js';
+import { ConfigError } from '../config/config-error.js';
 import { runCli } from './program.js';
 
 runCli(process.argv.slice(2))

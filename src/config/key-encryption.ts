@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError, type DatabaseConfig } from './config.js';
+import { ConfigError } from './config-error.js';
+import type { DatabaseConfig } from './database-url.js';
 
 /** The variables that name the key-encryption keys of the private signing keys (docs/signing-keys.md). */
 export const KEY_ENCRYPTION_ENV = {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
-import type { DatabaseConfig } from '../config/config.js';
+import type { DatabaseConfig } from '../config/database-url.js';
 import { betterSqliteClient } from './sqlite-driver.js';
 
 export type Database = Knex;

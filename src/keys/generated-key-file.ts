@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '../config/config.js';
+import { ConfigError } from '../config/config-error.js';
 import { parseKeyEncryptionKey } from '../config/key-encryption.js';
 
 function errorCode(error: unknown): string | undefined {

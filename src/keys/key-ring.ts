@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ConfigError, parseDatabaseUrl } from '../config/config.js';
+import { ConfigError } from '../config/config-error.js';
+import { parseDatabaseUrl } from '../config/database-url.js';
 import { KEY_ENCRYPTION_ENV, parseKeyEncryption, type KeyEncryptionConfig } from '../config/key-encryption.js';
 import { readOrCreateKeyFile } from './generated-key-file.js';
 

@@ -1,4 +1,5 @@
-import { normalizeOrigin, ConfigError } from '../config/config.js';
+import { ConfigError } from '../config/config-error.js';
+import { normalizeOrigin } from '../config/config.js';
 import { requireDate, type Database } from '../db/connection.js';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
-import { parseDatabaseUrl, type DatabaseConfig } from '../../src/config/config.js';
+import { parseDatabaseUrl, type DatabaseConfig } from '../../src/config/database-url.js';
 import { openDatabase, type Database } from '../../src/db/connection.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 

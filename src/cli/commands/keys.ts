@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ConfigError } from '../../config/config.js';
+import { ConfigError } from '../../config/config-error.js';
 import { KEY_ENCRYPTION_ENV } from '../../config/key-encryption.js';
 import { configuredKeyRing, type KeyRing } from '../../keys/key-ring.js';
 import type { ReencryptionReport } from '../../keys/reencryption.js';

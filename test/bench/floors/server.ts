@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { parseDatabaseUrl } from '../../../src/config/config.js';
+import { parseDatabaseUrl } from '../../../src/config/database-url.js';
 import { openDatabase } from '../../../src/db/connection.js';
 import { FLOORS } from './index.js';
 
