@@ -1,7 +1,7 @@
 /**
  * The site import document, as published in docs/import.schema.json (format version 1).
  * Hand-written to match the schema: change both together (test/import.test.ts validates the demo document,
- * which is typed with these interfaces, against the schema).
+ * src/demo/demo-school.json, against the schema, and the tests that build documents are typed with these interfaces).
  *
  * Times are RFC 3339 strings with an offset; money is integer minor units plus an ISO 4217 code.
  * Optional lists may be omitted (empty); optional fields take their defaults (see the schema's descriptions).
