@@ -8,6 +8,7 @@ import { openDatabase, type Database } from './db/connection.js';
 import { MigrationLockTimeout, migrateToLatest } from './db/migrate.js';
 import { seedDemoSchoolIfEmpty } from './demo/demo-school.js';
 import { startPruneJob } from './housekeeping/interval-job.js';
+import { startUsageFlushJob } from './housekeeping/usage-flush-job.js';
 import { startLogoutDeliveryJob } from './oauth/logout/delivery-job.js';
 import { createLogger, type Logger } from './shared/logger.js';
 
@@ -124,6 +125,8 @@ export async function startServer(config: Config, options: { logger?: Logger; db
   const pruneJob = config.prune.intervalSeconds > 0 ? startPruneJob(db, logger, config.prune) : undefined;
   // Back-channel logout notices leave through the outbox (docs/logout.md), never on a member's request.
   const deliveryJob = config.logoutDeliveryIntervalSeconds > 0 ? startLogoutDeliveryJob(db, logger, { intervalSeconds: config.logoutDeliveryIntervalSeconds, metrics: services.metrics }) : undefined;
+  // Usage counts are tallied in memory on requests and written here, never on a member's request (docs/versioning.md).
+  const usageFlushJob = startUsageFlushJob(db, logger, { intervalSeconds: config.usageFlushIntervalSeconds });
   let stopping: Promise<void> | undefined;
 
   return {
@@ -144,6 +147,8 @@ export async function startServer(config: Config, options: { logger?: Logger; db
         await closed;
         clearTimeout(force);
         await jobStopped;
+        // After the last request: what it counted is written before the database goes.
+        await usageFlushJob.stop();
         if (!options.db) await db.destroy();
       })();
       return stopping;

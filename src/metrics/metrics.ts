@@ -54,8 +54,8 @@ export class Metrics {
 
   readonly deprecatedUses = new Counter({
     name: 'schoolgate_deprecated_uses_total',
-    help: 'Calls that used a deprecated element, by API (graphql or admin), element (schema coordinate or operationId) and client_id.',
-    labelNames: ['api', 'element', 'client_id'] as const,
+    help: 'Calls that used a deprecated element, by API (graphql or admin) and element (schema coordinate or operationId); the clients are in the deprecation usage report.',
+    labelNames: ['api', 'element'] as const,
     registers: [this.registry],
   });
 
