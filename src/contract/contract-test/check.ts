@@ -1,5 +1,6 @@
 import type { ResponseContract } from '../response-validation.js';
 import type { HttpClient } from './http.js';
+import type { Variant } from '../../variant.js';
 
 /** What a check concluded: `skip` only when it needs a token that was not given. */
 export type CheckResult = 'pass' | 'fail' | 'skip';
@@ -39,7 +40,7 @@ export interface LoadedContract {
 /** The member GraphQL endpoint found by the graphql.endpoint check. */
 export interface GraphqlEndpoint {
   url: string;
-  variant: 'A' | 'B';
+  variant: Variant;
 }
 
 export interface CheckContext {

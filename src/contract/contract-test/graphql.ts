@@ -1,14 +1,12 @@
 import { auditServer } from 'graphql-http';
 import { OAUTH_PATHS } from '../../oauth/endpoints.js';
+import { VARIANT_PROFILES } from '../../variant.js';
 import type { Check, CheckContext, GraphqlEndpoint } from './check.js';
 import { fail, isObject, Problems, show } from './expectations.js';
 import { bearerChallenge, expectStatus, mediaTypeOfAnswer, parseJsonAnswer, where, type HttpAnswer } from './http.js';
 
-/** The spec's member API paths (Endpoints): one per variant. */
-export const GRAPHQL_CANDIDATES: ReadonlyArray<GraphqlEndpoint & { path: string }> = [
-  { path: '/member/graphql', variant: 'A', url: '' },
-  { path: '/account/graphql', variant: 'B', url: '' },
-];
+/** The spec's member API paths (Endpoints): one per variant, as the variant profiles name them. */
+export const GRAPHQL_CANDIDATES: ReadonlyArray<GraphqlEndpoint & { path: string }> = VARIANT_PROFILES.map((profile) => ({ path: profile.memberGraphql.path, variant: profile.name, url: '' }));
 
 /** Fields of the Viewer type in both variants (schema/viewer.graphql, schema/schools.graphql). */
 export const VIEWER_QUERY = 'query ContractTestViewer { viewer { id name email schools { id name url isCurrent } } }';

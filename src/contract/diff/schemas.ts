@@ -1,20 +1,19 @@
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
+import { variantProfile, type Variant } from '../../variant.js';
 import { UsageError, type ContractSources } from './sources.js';
 
-/** The member API's two schema variants: B is schema/*.graphql alone; A adds schema/variant-a/. */
-export const VARIANTS = {
-  A: (file: string) => !file.slice('schema/'.length).includes('/') || file.startsWith('schema/variant-a/'),
-  B: (file: string) => !file.slice('schema/'.length).includes('/'),
-} as const;
+export { VARIANT_NAMES } from '../../variant.js';
 
-export type Variant = keyof typeof VARIANTS;
+/** Whether an SDL file (a path such as `schema/variant-a/payments.graphql`) is directly in one of the folders. */
+function inFolders(file: string, folders: readonly string[]): boolean {
+  return folders.includes(file.slice(0, file.lastIndexOf('/')));
+}
 
-export const VARIANT_NAMES: readonly Variant[] = ['A', 'B'];
-
-/** The schema of one variant built from one side's sources, or null when that side has no SDL. */
+/** The schema of one variant built from one side's sources (the variant profile's schema folders), or null when that side has no SDL. */
 export function schemaOf(sources: ContractSources, variant: Variant): GraphQLSchema | null {
-  const typeDefs = [...sources.graphqlFiles].filter(([file]) => VARIANTS[variant](file)).map(([, text]) => text);
+  const folders = variantProfile(variant).memberGraphql.schemaFolders;
+  const typeDefs = [...sources.graphqlFiles].filter(([file]) => inFolders(file, folders)).map(([, text]) => text);
   if (typeDefs.length === 0) return null;
   try {
     return makeExecutableSchema({ typeDefs });
