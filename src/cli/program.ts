@@ -11,8 +11,6 @@ import { registerSiteCommands } from './commands/sites.js';
 import { registerVendorPlatformCommands } from './commands/vendors.js';
 import { print, printFailure, type Runner } from './runtime.js';
 
-export type { Runner } from './runtime.js';
-
 /**
  * Every command is registered up front (so --help lists them all), but a command file loads only commander, the
  * runtime and small constants when the CLI starts: what a command runs (the database layer, jose, ajv, the contract
