@@ -1,9 +1,9 @@
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
 import { readContract } from '../admin/contract.js';
-import type { Deprecation } from '../contract/deprecations/deprecation.js';
-import { graphqlDeprecations } from '../contract/deprecations/graphql.js';
-import { openapiDeprecations } from '../contract/deprecations/openapi.js';
+import type { Deprecation } from './deprecation.js';
+import { graphqlDeprecations } from './graphql-deprecations.js';
+import { openapiDeprecations } from './openapi-deprecations.js';
 import { typeDefsFor } from '../graphql/sdl.js';
 import type { DeprecatedApi } from './usage.js';
 import type { VariantProfile } from '../variant.js';

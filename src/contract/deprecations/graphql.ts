@@ -1,1 +1,0 @@
-export * from '../../deprecations/graphql-deprecations.js';

@@ -1,1 +1,0 @@
-export * from '../../deprecations/openapi-deprecations.js';
