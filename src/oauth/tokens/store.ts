@@ -6,8 +6,6 @@ import { randomToken, sha256Hex } from '../../shared/random.js';
 import { revocation, type RevokedReason } from '../../grants/revocation.js';
 import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from './lifetimes.js';
 
-export type { RevokedReason } from '../../grants/revocation.js';
-
 /**
  * One token record: an access token and its refresh token with one revocation stamp (spec: Token record). Pairs
  * refreshed from one another share the grant (`grantId`) of the authorization code the first was issued for.

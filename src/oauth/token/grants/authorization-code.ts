@@ -1,12 +1,12 @@
 import { rolesAt } from '../../../accounts/roles.js';
-import { rolesPermitClient } from '../../authorization-policy.js';
+import { rolesPermitClient } from '../../../grants/authorization-policy.js';
 import { findAuthorizationCode, type AuthorizationCodeRecord } from '../../codes.js';
 import { InvalidGrantError, InvalidRequestError, InvalidTargetError } from '../../errors.js';
 import { requireBoundKey } from '../../dpop/token-request.js';
 import { idTokenSigner } from '../../id-token.js';
 import { PKCE_VALUE, verifierMatchesChallenge } from '../../pkce.js';
 import { withTransaction } from '../../../db/transaction.js';
-import { endGrants } from '../../logout/end-grant.js';
+import { endGrants } from '../../../grants/end-grant.js';
 import { insertPair, type IssuedPair } from '../../tokens/store.js';
 import { userClaims } from '../../user-claims.js';
 import { requireParam } from '../../parameters.js';

@@ -1,13 +1,14 @@
 import type { Role } from '../../../accounts/roles.js';
 import type { Database } from '../../../db/connection.js';
 import { requireParam } from '../../parameters.js';
-import { rolesPermitClient } from '../../authorization-policy.js';
+import { rolesPermitClient } from '../../../grants/authorization-policy.js';
 import { InvalidGrantError } from '../../errors.js';
 import { narrowScopes } from '../../scope-policy.js';
 import { requireBoundKey } from '../../dpop/token-request.js';
 import { rotatePair } from '../../tokens/rotation.js';
-import { endGrants } from '../../logout/end-grant.js';
-import type { RevokedReason, TokenPair } from '../../tokens/store.js';
+import { endGrants } from '../../../grants/end-grant.js';
+import type { RevokedReason } from '../../../grants/revocation.js';
+import type { TokenPair } from '../../tokens/store.js';
 import { readRefreshToken, type PresentedRefreshToken } from '../../tokens/verification.js';
 import { tokenResponse, type TokenResponse } from '../token-response.js';
 import type { GrantContext } from './context.js';

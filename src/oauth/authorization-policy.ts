@@ -1,1 +1,0 @@
-export { permittedAudiences, rolesPermitClient } from '../grants/authorization-policy.js';
