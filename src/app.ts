@@ -13,14 +13,14 @@ import { requestLogging } from './http/request-id.js';
 import { siteResolution } from './http/site-resolution.js';
 import type { RequestState, SiteState } from './http/state.js';
 import { MCP_PATH, mcpEndpoint } from './mcp/endpoint.js';
-import { httpMetrics } from './metrics/http-metrics.js';
+import { httpMetrics } from './http/metrics.js';
 import { OAUTH_API_PREFIX } from './oauth/endpoints.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { connectedAppsRoutes } from './pages/connected-apps/routes.js';
 import { homePage } from './pages/home.js';
 import type { Services } from './services.js';
 import { createSiteCache } from './sites/site-cache.js';
-import { storageRoutes } from './storage/serve.js';
+import { storageRoutes } from './uploads/serve.js';
 
 export type { Services } from './services.js';
 

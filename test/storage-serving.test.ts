@@ -40,7 +40,7 @@ function get(url: string, headers: Record<string, string> = {}, method = 'GET'):
 }
 
 /**
- * Uploaded objects at their public URLs (src/storage/serve.ts, docs/admin-content.md "Serving the objects"): uploaded
+ * Uploaded objects at their public URLs (src/uploads/serve.ts, docs/admin-content.md "Serving the objects"): uploaded
  * through the admin API, fetched like a browser would, on both stores.
  */
 describeEachDatabase('storage: uploaded objects served at their URL', (scratch) => {

@@ -4,7 +4,7 @@ import { AGENT_GUIDE_PATH } from '../agent-guide/endpoint.js';
 import type { SiteState } from '../http/state.js';
 import { OAUTH_PATHS } from '../oauth/endpoints.js';
 import { setDocsPageHeaders, STATIC_PAGE_CSP } from './headers.js';
-import { html, joinHtml, safeUrl, type Html } from '../pages/html.js';
+import { html, joinHtml, safeUrl, type Html } from '../http/html.js';
 import { docsPage } from './layout.js';
 import { DOCS_PATHS } from './paths.js';
 import type { VariantProfile } from '../variant.js';

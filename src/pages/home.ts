@@ -1,8 +1,8 @@
 import type { Middleware } from 'koa';
 import type { SiteState } from '../http/state.js';
 import { CONNECTED_APPS_PATHS } from './connected-apps/paths.js';
-import { html, joinHtml, safeUrl } from './html.js';
-import { layout } from './layout.js';
+import { html, joinHtml, safeUrl } from '../http/html.js';
+import { layout } from '../http/layout.js';
 import type { VariantProfile } from '../variant.js';
 
 /** GET /: the school's landing page, pointing people and agents at the interfaces this origin serves. */

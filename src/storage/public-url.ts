@@ -2,7 +2,7 @@ import { objectFileName } from './uploads.js';
 
 /**
  * Where a site serves its uploaded objects: `/uploads/<uploadId>/<random>.<ext>` on the site's own origin
- * (src/storage/serve.ts). The id finds the row by its primary key; the random file name, the last segment of the object
+ * (src/uploads/serve.ts). The id finds the row by its primary key; the random file name, the last segment of the object
  * key, is what makes the URL unguessable, so neighbouring ids reveal nothing.
  */
 export const UPLOADS_PATH = '/uploads';

@@ -5,7 +5,7 @@ import type { ByteRange } from './byte-range.js';
 import { CHUNK_BYTES, objectKeyOf } from './uploads.js';
 
 /**
- * Reading uploaded objects for their public URLs (src/storage/serve.ts). Only an upload that has its bytes is served;
+ * Reading uploaded objects for their public URLs (src/uploads/serve.ts). Only an upload that has its bytes is served;
  * a pending, expired or deleted one, or another site's, is not found. The media type is read as stored, not checked
  * against the allowlist: src/storage/presentation.ts decides how an unexpected one is served, where a read that throws
  * would answer 500.

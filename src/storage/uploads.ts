@@ -13,7 +13,7 @@ import { withTransaction } from '../db/transaction.js';
  * (`storage_upload_chunks`, 48 KiB per row, migration 0010), so several server instances over one database share
  * every object and nothing touches local disk. The object key is random and site-scoped; only a sanitised extension
  * that fits the media type comes from the request. Uploaded objects are served at their public URL by
- * src/storage/serve.ts.
+ * src/uploads/serve.ts.
  */
 
 /** The largest file: well below MySQL's max_allowed_packet, and each insert carries only a few chunks anyway. */

@@ -1,10 +1,10 @@
 import Router, { type RouterMiddleware } from '@koa/router';
 import type { Database } from '../db/connection.js';
 import type { SiteState } from '../http/state.js';
-import { parseByteRange, type ByteRange } from './byte-range.js';
-import { downloadName, OBJECT_CSP, presentationOf } from './presentation.js';
-import { UPLOADS_PATH } from './public-url.js';
-import { findServedObject, objectByteStream } from './served-objects.js';
+import { parseByteRange, type ByteRange } from '../storage/byte-range.js';
+import { downloadName, OBJECT_CSP, presentationOf } from '../storage/presentation.js';
+import { UPLOADS_PATH } from '../storage/public-url.js';
+import { findServedObject, objectByteStream } from '../storage/served-objects.js';
 
 /** An object never changes once uploaded (a second upload is refused) and is only deleted: an hour bounds how long a deleted one stays in caches. */
 const CACHE_CONTROL = 'public, max-age=3600';

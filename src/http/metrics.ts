@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
-import type { RequestState } from '../http/state.js';
-import type { Metrics } from './metrics.js';
+import type { RequestState } from './state.js';
+import type { Metrics } from '../metrics/metrics.js';
 
 /**
  * Counts and times every request by its route template (the router's pattern, e.g. `/api/admin/v1/courses/:courseId`,
