@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { decodeCursor as decodePayload, encodeCursor as encodePayload, fitsKey, keyValuesOf, orderByKeys, trimPage, whereBeyond, type KeyColumn, type KeyValue } from '../db/keyset.js';
 import { ValidationError } from '../shared/errors.js';
 
 /** Relay-style window arguments, as GraphQL and the MCP tools receive them. */
@@ -14,8 +15,7 @@ export interface PageLimits {
   maxSize: number;
 }
 
-/** A sort key value: what a cursor stores (a time as epoch milliseconds, a string, or an id). */
-export type KeyValue = string | number;
+export type { KeyValue } from '../db/keyset.js';
 
 export interface PageWindow {
   /** first → from the start of the order; last → from its end. */
@@ -34,20 +34,22 @@ export const SPEC_LIMITED: PageLimits = { defaultSize: 20, maxSize: 50 };
 
 /** Cursors are opaque to clients: base64url of the sort key values of a row. */
 export function encodeCursor(values: readonly KeyValue[]): string {
-  return Buffer.from(JSON.stringify(values), 'utf8').toString('base64url');
+  return encodePayload(values);
+}
+
+function notACursor(argument: string): ValidationError {
+  return new ValidationError(`${argument} is not a cursor from this list`, [{ pointer: `/${argument}`, message: 'not a cursor from this list' }]);
 }
 
 export function decodeCursor(cursor: string, width: number, argument: string): KeyValue[] {
-  let values: unknown;
-  try {
-    values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    values = null;
-  }
-  if (!Array.isArray(values) || values.length !== width || !values.every((value) => typeof value === 'string' || typeof value === 'number')) {
-    throw new ValidationError(`${argument} is not a cursor from this list`, [{ pointer: `/${argument}`, message: 'not a cursor from this list' }]);
-  }
+  const values = decodePayload(cursor);
+  if (!Array.isArray(values) || values.length !== width || !values.every((value) => typeof value === 'string' || typeof value === 'number')) throw notACursor(argument);
   return values as KeyValue[];
+}
+
+/** The core's keys of a list's sort: times as instants, the final key the row id, the others strings. */
+function keyColumns(sort: SortKey): KeyColumn[] {
+  return sort.map(({ column, descending, time }, index) => ({ column, descending, type: time ? 'time' : index === sort.length - 1 ? 'id' : 'string' }));
 }
 
 function checkSize(value: number | null | undefined, argument: string): number | null {
@@ -75,50 +77,13 @@ export function pageWindow(args: PageArgs, limits: PageLimits, sort: SortKey): P
 
 function cursorFor(cursor: string, sort: SortKey, argument: string): KeyValue[] {
   const values = decodeCursor(cursor, sort.length, argument);
-  sort.forEach((key, index) => {
-    const value = values[index];
-    const isId = index === sort.length - 1;
-    const fits = key.time || isId ? typeof value === 'number' && Number.isSafeInteger(value) && (!isId || value > 0) : typeof value === 'string';
-    if (!fits) throw new ValidationError(`${argument} is not a cursor from this list`, [{ pointer: `/${argument}`, message: 'not a cursor from this list' }]);
-  });
+  const keys = keyColumns(sort);
+  if (!keys.every((key, index) => fitsKey(values[index], key.type))) throw notACursor(argument);
   return values;
 }
 
-function keyValueOf(value: unknown, time: boolean | undefined): KeyValue {
-  if (time) {
-    const date = value instanceof Date ? value : new Date(typeof value === 'string' && !/^\d+$/.test(value) ? value : Number(value));
-    return date.getTime();
-  }
-  return typeof value === 'number' ? value : String(value);
-}
-
-export function sortValuesOf(row: Record<string, unknown>, sort: SortKey, alias: (column: string) => string = (column) => column.split('.').pop() ?? column): KeyValue[] {
-  return sort.map(({ column, time }) => keyValueOf(row[alias(column)], time));
-}
-
-function bindValue(value: KeyValue, time: boolean | undefined): KeyValue | Date {
-  return time ? new Date(Number(value)) : value;
-}
-
-/** Rows strictly after (`beyond` = 'after') or before the cursor position in the list's order: a keyset condition. */
-function applyKeyset(query: Knex.QueryBuilder, sort: SortKey, values: KeyValue[], beyond: 'after' | 'before'): void {
-  query.where((outer) => {
-    sort.forEach((_, index) => {
-      outer.orWhere((inner) => {
-        for (let earlier = 0; earlier < index; earlier += 1) {
-          const key = sort[earlier];
-          const value = values[earlier];
-          if (key && value !== undefined) inner.where(key.column, bindValue(value, key.time));
-        }
-        const key = sort[index];
-        const value = values[index];
-        if (!key || value === undefined) return;
-        const forwardOp = key.descending ? '<' : '>';
-        const op = beyond === 'after' ? forwardOp : forwardOp === '<' ? '>' : '<';
-        inner.where(key.column, op, bindValue(value, key.time));
-      });
-    });
-  });
+export function sortValuesOf(row: Record<string, unknown>, sort: SortKey): KeyValue[] {
+  return keyValuesOf(row, keyColumns(sort));
 }
 
 export interface Page<T> {
@@ -139,20 +104,19 @@ export async function fetchPage<Row extends Record<string, unknown>>(
   window: PageWindow,
 ): Promise<Page<Row>> {
   const query = base().clone();
-  if (window.after) applyKeyset(query, sort, window.after, 'after');
-  if (window.before) applyKeyset(query, sort, window.before, 'before');
+  const keys = keyColumns(sort);
+  if (window.after) whereBeyond(query, keys, window.after, 'after');
+  if (window.before) whereBeyond(query, keys, window.before, 'before');
   const reverse = window.direction === 'backward';
-  for (const { column, descending } of sort) query.orderBy(column, descending !== reverse ? 'desc' : 'asc');
+  orderByKeys(query, keys, reverse);
   query.limit(window.size + 1);
   const [rows, countRows] = await Promise.all([query as Promise<Row[]>, base().clone().clearSelect().clearOrder().count({ total: '*' }) as Promise<Array<{ total: number | string }>>]);
-  const hasMore = rows.length > window.size;
-  const pageRows = rows.slice(0, window.size);
-  if (reverse) pageRows.reverse();
+  const page = trimPage(rows, window.size, reverse);
   return {
-    nodes: pageRows,
-    cursors: pageRows.map((row) => encodeCursor(sortValuesOf(row, sort))),
-    hasNextPage: reverse ? window.before !== null : hasMore,
-    hasPreviousPage: reverse ? hasMore : window.after !== null,
+    nodes: page.rows,
+    cursors: page.rows.map((row) => encodeCursor(keyValuesOf(row, keys))),
+    hasNextPage: reverse ? window.before !== null : page.hasMore,
+    hasPreviousPage: reverse ? page.hasMore : window.after !== null,
     totalCount: Number(countRows[0]?.total ?? 0),
   };
 }
