@@ -86,6 +86,22 @@ export function sortValuesOf(row: Record<string, unknown>, sort: SortKey): KeyVa
   return keyValuesOf(row, keyColumns(sort));
 }
 
+/** Keeps the rows of `query` strictly between the window's cursors, in the list's order. */
+export function withinWindow(query: Knex.QueryBuilder, sort: SortKey, window: PageWindow): void {
+  const keys = keyColumns(sort);
+  if (window.after) whereBeyond(query, keys, window.after, 'after');
+  if (window.before) whereBeyond(query, keys, window.before, 'before');
+}
+
+/**
+ * Relay's page flags from whether a row came beyond the page: fetching backward (`last`), more rows mean a previous
+ * page, and a `before` cursor means rows follow; forward, the other way round.
+ */
+export function pageFlags(window: PageWindow, hasMore: boolean): { hasNextPage: boolean; hasPreviousPage: boolean } {
+  const reverse = window.direction === 'backward';
+  return { hasNextPage: reverse ? window.before !== null : hasMore, hasPreviousPage: reverse ? hasMore : window.after !== null };
+}
+
 export interface Page<T> {
   nodes: T[];
   cursors: string[];
@@ -105,8 +121,7 @@ export async function fetchPage<Row extends Record<string, unknown>>(
 ): Promise<Page<Row>> {
   const query = base().clone();
   const keys = keyColumns(sort);
-  if (window.after) whereBeyond(query, keys, window.after, 'after');
-  if (window.before) whereBeyond(query, keys, window.before, 'before');
+  withinWindow(query, sort, window);
   const reverse = window.direction === 'backward';
   orderByKeys(query, keys, reverse);
   query.limit(window.size + 1);
@@ -115,8 +130,7 @@ export async function fetchPage<Row extends Record<string, unknown>>(
   return {
     nodes: page.rows,
     cursors: page.rows.map((row) => encodeCursor(keyValuesOf(row, keys))),
-    hasNextPage: reverse ? window.before !== null : page.hasMore,
-    hasPreviousPage: reverse ? page.hasMore : window.after !== null,
+    ...pageFlags(window, page.hasMore),
     totalCount: Number(countRows[0]?.total ?? 0),
   };
 }

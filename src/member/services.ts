@@ -4,7 +4,8 @@ import { consultingServiceColumns, consultingServiceFromRow, consultingServicesO
 import { compareSlots, consultingSlotColumns, consultingSlotFromRow, currentSlots, weekdayName, type ConsultingSlotRow, type Weekday } from '../data/consulting-slots.js';
 import { ValidationError } from '../shared/errors.js';
 import type { MemberContext } from './context.js';
-import { DEFAULT_LIMITS, encodeCursor, fetchPage, pageWindow, type KeyValue, type Page, type PageArgs, type PageWindow, type SortKey } from './pagination.js';
+import { trimPage } from '../db/keyset.js';
+import { DEFAULT_LIMITS, encodeCursor, fetchPage, pageFlags, pageWindow, withinWindow, type Page, type PageArgs, type PageWindow, type SortKey } from './pagination.js';
 
 /** Meeting states, spelled as the spec spells them (spec: Meeting `state`). */
 export const MEETING_STATES = ['available', 'scheduled', 'canceled'] as const;
@@ -236,13 +237,6 @@ function reservedMeetings(ctx: MemberContext, serviceIds: readonly number[], fil
 }
 
 /** Rows strictly beyond a cursor in the meetings' order (newest start first): a keyset condition. */
-function beyondCursor(query: Knex.QueryBuilder, values: KeyValue[], side: 'after' | 'before'): void {
-  const startsAt = new Date(Number(values[0]));
-  const id = Number(values[1]);
-  const op = side === 'after' ? '<' : '>';
-  query.where((outer) => outer.where('m.starts_at', op, startsAt).orWhere((tie) => tie.where('m.starts_at', startsAt).where('m.id', op, id)));
-}
-
 /**
  * One page per service in two queries whatever the number of services: the rows of every service's window through
  * ROW_NUMBER() partitioned by service (one row beyond the page size, to know whether more follow), and the
@@ -262,8 +256,7 @@ async function loadServiceMeetingPages(ctx: MemberContext, serviceIds: readonly 
       ctx.db.raw('(select count(*) from meeting_seats as cs where cs.meeting_id = m.id and cs.canceled_at is null) as attendees_count'),
       ctx.db.raw(`row_number() over (partition by m.service_id order by m.starts_at ${direction}, m.id ${direction}) as row_rank`),
     );
-  if (window.after) beyondCursor(ranked, window.after, 'after');
-  if (window.before) beyondCursor(ranked, window.before, 'before');
+  withinWindow(ranked, SERVICE_MEETINGS_ORDER, window);
   const [rows, totals] = await Promise.all([
     ctx
       .db.from(ranked.as('ranked'))
@@ -281,10 +274,8 @@ async function loadServiceMeetingPages(ctx: MemberContext, serviceIds: readonly 
   const totalByService = new Map(totals.map((row) => [Number(row.service_id), Number(row.total)]));
   return serviceIds.map((serviceId) => {
     const found = rowsByService.get(serviceId) ?? [];
-    const hasMore = found.length > window.size;
-    const pageRows = found.slice(0, window.size);
-    if (reverse) pageRows.reverse();
-    const nodes = pageRows.map(
+    const page = trimPage(found, window.size, reverse);
+    const nodes = page.rows.map(
       (row): ServiceMeetingRecord => ({
         id: Number(row.id),
         serviceId: Number(row.service_id),
@@ -298,8 +289,7 @@ async function loadServiceMeetingPages(ctx: MemberContext, serviceIds: readonly 
     return {
       nodes,
       cursors: nodes.map((node) => encodeCursor([node.startAt.getTime(), node.id])),
-      hasNextPage: reverse ? window.before !== null : hasMore,
-      hasPreviousPage: reverse ? hasMore : window.after !== null,
+      ...pageFlags(window, page.hasMore),
       totalCount: totalByService.get(serviceId) ?? 0,
     };
   });
