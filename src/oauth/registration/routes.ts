@@ -8,7 +8,7 @@ import { OAUTH_PATHS } from '../endpoints.js';
 import { InvalidClientMetadataError } from '../errors.js';
 import { readRegistrationRequest } from './read-registration-request.js';
 import { registrationResponse } from './registration-response.js';
-import { findVendorPlatform, type VendorPlatform } from './vendor-platforms.js';
+import { findVendorPlatform, type VendorPlatform } from '../../clients/vendor-platforms.js';
 
 /** Spec, Errors: an unrecognised name is refused and no body change helps; say how a client is really obtained. */
 const HOW_TO_GET_A_CLIENT =

@@ -3,7 +3,7 @@ import { readForm, requireParam } from '../parameters.js';
 import type { SiteState } from '../../http/state.js';
 import type { Services } from '../../services.js';
 import { authenticateClient } from '../client-authentication.js';
-import { endGrant } from '../logout/end-grant.js';
+import { endGrant } from '../../grants/end-grant.js';
 import { findPairByAccessToken, findPairByRefreshToken, type TokenPair } from '../tokens/store.js';
 
 type Found = { pair: TokenPair; presented: 'access_token' | 'refresh_token' } | null;

@@ -1,1 +1,0 @@
-export { endGrant, endGrants, endGrantsWhere } from '../../grants/end-grant.js';

@@ -1,1 +1,0 @@
-export { findVendorPlatform, type VendorPlatform } from '../../clients/vendor-platforms.js';
