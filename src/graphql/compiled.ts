@@ -64,7 +64,11 @@ export function compiledExecutor(schema: GraphQLSchema, leafValues: LeafValues =
   return (args) => {
     const query = args.schema === schema ? compiledFor(args.document, args.operationName) : null;
     if (!query) return interpret(args);
-    return query.query(args.rootValue, args.contextValue, args.variableValues ?? {}) as Promise<ExecutionResult> | ExecutionResult;
+    const result = query.query(args.rootValue, args.contextValue, args.variableValues ?? {}) as Promise<ExecutionResult> | ExecutionResult;
+    // graphql-jit words the refusal of a variable it cannot coerce its own way: that request error (no `data`, nothing
+    // executed) is answered by graphql-js, which executes nothing for it either.
+    if (!(result instanceof Promise) && !('data' in result)) return interpret(args);
+    return result;
   };
 }
 
