@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { ACCOUNT_SCOPES } from '../graphql/endpoint.js';
+import { ACCOUNT_SCOPES } from '../graphql/scope-gate.js';
 import { buildMemberSchema } from '../graphql/schema.js';
 import type { SiteState } from '../http/state.js';
 import { setDocsPageHeaders, STATIC_PAGE_CSP } from './headers.js';

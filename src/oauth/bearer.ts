@@ -77,24 +77,19 @@ export async function verifyAccessToken(db: Database, site: Site, credentials: A
   return { pair, client, scopes: pair.scopes, userId: pair.userId, user, roles };
 }
 
+/** The token and scheme of the Authorization header; a request without one is refused (401 invalid_token). */
+export function requireAccessCredentials(site: Site, authorization: string | undefined): AccessCredentials {
+  const credentials = accessCredentialsOf(site, authorization);
+  if (credentials === null) throw new InvalidTokenError(site.origin, 'this endpoint needs an access token: Authorization: Bearer <token>, or DPoP <token> with a DPoP proof');
+  return credentials;
+}
+
 /** Verifies the request's access token; a request without one is refused (401 invalid_token). */
 export async function requireAccessToken(db: Database, site: Site, request: ResourceRequest): Promise<VerifiedToken> {
-  const credentials = accessCredentialsOf(site, request.authorization);
-  if (credentials === null) throw new InvalidTokenError(site.origin, 'this endpoint needs an access token: Authorization: Bearer <token>, or DPoP <token> with a DPoP proof');
-  return verifyAccessToken(db, site, credentials, request);
+  return verifyAccessToken(db, site, requireAccessCredentials(site, request.authorization), request);
 }
 
 /** 403 insufficient_scope unless the token holds at least one of `anyOf`. */
 export function requireAnyScope(site: Site, verified: VerifiedToken, anyOf: readonly Scope[]): void {
   if (!anyOf.some((scope) => verified.scopes.includes(scope))) throw new InsufficientScopeError(site.origin, anyOf);
-}
-
-/**
- * Variant A binds member tokens to a site through `school_id` (spec: Token response); a member token without this
- * site's is "refused as issued for a different organization" (Authentication 8) at every member resource.
- */
-export function requireSchoolBinding(site: Site, verified: VerifiedToken): void {
-  if (verified.client.audience === 'member' && verified.pair.schoolId !== site.id) {
-    throw new InvalidTokenError(site.origin, 'the access token was issued for a different organization (it has no school_id for this site); re-run the authorization-code flow to get one');
-  }
 }
