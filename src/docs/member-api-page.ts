@@ -3,7 +3,7 @@ import { ACCOUNT_SCOPES } from '../graphql/scope-gate.js';
 import { buildMemberSchema } from '../graphql/schema.js';
 import type { SiteState } from '../http/state.js';
 import { setDocsPageHeaders, STATIC_PAGE_CSP } from './headers.js';
-import { html, joinHtml } from '../pages/html.js';
+import { html, joinHtml } from '../http/html.js';
 import { docsPage } from './layout.js';
 import { renderMemberApiReference } from './member-api-reference.js';
 import type { VariantProfile } from '../variant.js';
