@@ -11,7 +11,7 @@ import { deprecationNotice } from '../deprecation-notice.js';
 import { memberDocuments } from '../documents.js';
 import type { MemberSchema } from '../schema.js';
 import type { ScopeGate } from '../scope-gate.js';
-import { formatError } from '../errors.js';
+import { formatError, unavailableResponse } from '../errors.js';
 import { successResponse } from './success-response.js';
 
 /** What one request hands the handler: the resolvers' context, and who is calling for the deprecation count. */
@@ -36,6 +36,9 @@ export function memberGraphqlHandler(services: Pick<Services, 'db' | 'metrics'>,
     formatError,
     execute: compiledExecutor(schema),
     onOperation: async (req, args, result) => {
+      // A field whose store could not answer makes the whole answer a 503, as on every interface (src/graphql/errors.ts).
+      const unavailable = unavailableResponse(result);
+      if (unavailable) return unavailable;
       const { site, client, log } = req.context;
       const noted = notice === null ? result : await notice(args, result, { siteId: site.id, client, log });
       return successResponse(req.raw.headers.accept, noted) ?? noted;
