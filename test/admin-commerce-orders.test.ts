@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import type { Database } from '../src/db/connection.js';
 import type { Site } from '../src/sites/sites.js';
-import { AdminApi, issueToken, type Schemas } from './support/admin.js';
+import type { AdminApi, Schemas } from './support/admin.js';
+import { useAdminApi } from './support/admin-fixture.js';
 import { describeEachDatabase } from './support/databases.js';
 import { makeUser } from './support/oauth-fixtures.js';
-import { startTestServer, type TestServer } from './support/server.js';
 
 type Order = Schemas['Order'];
 type OrderList = Schemas['OrderList'];
@@ -80,29 +80,22 @@ async function seed(db: Database, site: Site, now: number) {
 }
 
 describeEachDatabase('admin API: orders and analytics (area commerce)', (scratch) => {
-  let server: TestServer;
-  let api: AdminApi;
+  const admin = useAdminApi(scratch, { scopes: ['orders:read', 'analytics:read'] });
   let limited: AdminApi;
-  let apiB: AdminApi;
   let data: Awaited<ReturnType<typeof seed>>;
   let paymentB: number;
   const now = Date.now();
 
   before(async () => {
-    server = await startTestServer(scratch());
-    const db = scratch().db;
-    const { token } = await issueToken(db, server.siteA, { scopes: ['orders:read', 'analytics:read'] });
-    api = await AdminApi.connect(server.siteA.origin, token);
-    limited = api.withToken((await issueToken(db, server.siteA, { scopes: ['coupons:read'] })).token);
-    apiB = await AdminApi.connect(server.siteB.origin, (await issueToken(db, server.siteB, { scopes: ['orders:read', 'analytics:read'] })).token);
+    const { db, server } = admin;
+    limited = await admin.apiWithScopes(['coupons:read']);
     data = await seed(db, server.siteA, now);
     const other = await makeUser(db, server.siteB, ['student'], 'Bo Beta');
     paymentB = await insert(db, 'payments', { site_id: server.siteB.id, user_id: other.id, trade_no: 'B-1', amount: 100, currency: 'EUR', payment_type: 'credit_card', payment_state: 'paid', paid_at: new Date(now - DAY), created_at: new Date(now - DAY), updated_at: new Date(now - DAY) });
   });
-  after(() => server.stop());
 
   async function ids(query: Record<string, string | number | boolean> = {}): Promise<number[]> {
-    const answer = await api.call<OrderList>('listOrders', { query: { limit: 100, ...query } });
+    const answer = await admin.api.call<OrderList>('listOrders', { query: { limit: 100, ...query } });
     expect(answer.status, answer.text).to.equal(200);
     expect(answer.body.nextCursor).to.equal(null);
     return answer.body.data.map((order) => order.id);
@@ -112,9 +105,9 @@ describeEachDatabase('admin API: orders and analytics (area commerce)', (scratch
     it('lists every payment attempt of the site, newest first, abandoned checkouts included', async () => {
       const { p1, p2, p3, p4, p5, p6, p7 } = data;
       expect(await ids()).to.deep.equal([p3, p6, p4, p2, p1, p7, p5]);
-      const answer = await api.call<OrderList>('listOrders', { query: { limit: 100 } });
+      const answer = await admin.api.call<OrderList>('listOrders', { query: { limit: 100 } });
       const first = answer.body.data.find((order) => order.id === p1);
-      expect(first).to.deep.include({ tradeNo: `T-${server.siteA.id}-1`, state: 'paid', paymentType: 'credit_card', refundState: 'none' });
+      expect(first).to.deep.include({ tradeNo: `T-${admin.server.siteA.id}-1`, state: 'paid', paymentType: 'credit_card', refundState: 'none' });
       expect(first?.member).to.deep.equal({ id: data.mia.id, name: 'Mia Member', email: data.mia.email });
       expect(first?.amount).to.deep.equal({ amount: 3240, currency: 'TWD' });
       expect(first?.netAmount).to.deep.equal({ amount: 3240, currency: 'TWD' });
@@ -130,7 +123,7 @@ describeEachDatabase('admin API: orders and analytics (area commerce)', (scratch
       do {
         const query: Record<string, string | number> = { limit: 3, sort: 'amount' };
         if (cursor !== null) query.cursor = cursor;
-        const page: { status: number; body: OrderList } = await api.call<OrderList>('listOrders', { query });
+        const page: { status: number; body: OrderList } = await admin.api.call<OrderList>('listOrders', { query });
         expect(page.status).to.equal(200);
         expect(page.body.data.length).to.be.at.most(3);
         seen.push(...page.body.data.map((order) => order.id));
@@ -139,12 +132,12 @@ describeEachDatabase('admin API: orders and analytics (area commerce)', (scratch
       } while (cursor !== null);
       expect(pages).to.equal(3);
       expect(seen).to.deep.equal(await ids({ sort: 'amount' }));
-      const first = await api.call<OrderList>('listOrders', { query: { limit: 2 } });
+      const first = await admin.api.call<OrderList>('listOrders', { query: { limit: 2 } });
       const nextCursor = first.body.nextCursor ?? 'missing';
-      const mismatched = await api.call('listOrders', { query: { limit: 2, cursor: nextCursor, state: 'paid' } });
+      const mismatched = await admin.api.call('listOrders', { query: { limit: 2, cursor: nextCursor, state: 'paid' } });
       expect(mismatched.status).to.equal(400);
       expect(mismatched.problem.code).to.equal('invalid_cursor');
-      const bogus = await api.call('listOrders', { query: { cursor: 'not-a-cursor' } });
+      const bogus = await admin.api.call('listOrders', { query: { cursor: 'not-a-cursor' } });
       expect(bogus.status).to.equal(400);
       expect(bogus.problem.code).to.equal('invalid_cursor');
     });
@@ -154,7 +147,7 @@ describeEachDatabase('admin API: orders and analytics (area commerce)', (scratch
       expect(await ids({ sort: 'amount' })).to.deep.equal([p4, p2, p6, p7, p1, p5, p3]);
       expect(await ids({ sort: '-amount' })).to.deep.equal([p3, p5, p1, p7, p6, p2, p4]);
       expect(await ids({ sort: 'createdAt' })).to.deep.equal([p5, p7, p1, p2, p4, p6, p3]);
-      const bad = await api.call('listOrders', { query: { sort: 'paidAt' } });
+      const bad = await admin.api.call('listOrders', { query: { sort: 'paidAt' } });
       expect(bad.status).to.equal(400);
       expect(bad.problem.errors?.[0]?.parameter).to.equal('sort');
     });
@@ -177,20 +170,20 @@ describeEachDatabase('admin API: orders and analytics (area commerce)', (scratch
       const from = new Date(now - 4.5 * DAY).toISOString();
       const to = new Date(now - 1.5 * DAY).toISOString();
       expect(await ids({ createdFrom: from, createdTo: to })).to.deep.equal([p6, p4, p2]);
-      const reversed = await api.call('listOrders', { query: { createdFrom: to, createdTo: from } });
+      const reversed = await admin.api.call('listOrders', { query: { createdFrom: to, createdTo: from } });
       expect(reversed.status).to.equal(400);
       expect(reversed.problem.errors).to.deep.equal([{ parameter: 'createdTo', message: 'must be after createdFrom' }]);
-      const invalid = await api.call('listOrders', { query: { state: 'refunded', createdFrom: 'yesterday', userId: 0 } });
+      const invalid = await admin.api.call('listOrders', { query: { state: 'refunded', createdFrom: 'yesterday', userId: 0 } });
       expect(invalid.status).to.equal(400);
       expect((invalid.problem.errors ?? []).map((error) => error.parameter)).to.include.members(['state', 'createdFrom', 'userId']);
-      const unknown = await api.call('listOrders', { query: { tradeNo: 'x' } });
+      const unknown = await admin.api.call('listOrders', { query: { tradeNo: 'x' } });
       expect(unknown.status).to.equal(400);
     });
   });
 
   describe('getOrder', () => {
     it('shows the member, line items with existing item ids, coupon adjustments, totals and the invoice', async () => {
-      const answer = await api.call<Order>('getOrder', { path: { orderId: String(data.p1) } });
+      const answer = await admin.api.call<Order>('getOrder', { path: { orderId: String(data.p1) } });
       expect(answer.status, answer.text).to.equal(200);
       const order = answer.body;
       expect(order).to.deep.include({ id: data.p1, state: 'paid', paymentType: 'credit_card', refundState: 'none', installment: null, paymentInstructions: null, refundedAt: null });
@@ -204,7 +197,7 @@ describeEachDatabase('admin API: orders and analytics (area commerce)', (scratch
     });
 
     it('shows refunds: state, refunded amount and times, net zero after a full refund; a deleted item has no id', async () => {
-      const order = (await api.call<Order>('getOrder', { path: { orderId: String(data.p2) } })).body;
+      const order = (await admin.api.call<Order>('getOrder', { path: { orderId: String(data.p2) } })).body;
       expect(order).to.deep.include({ refundState: 'refunded', refundRequestedAt: new Date(now - 3 * DAY).toISOString(), refundedAt: new Date(now - 2 * DAY).toISOString() });
       expect(order.refundedAmount).to.deep.equal({ amount: 1200, currency: 'TWD' });
       expect(order.netAmount).to.deep.equal({ amount: 0, currency: 'TWD' });
@@ -212,39 +205,39 @@ describeEachDatabase('admin API: orders and analytics (area commerce)', (scratch
         ['digital_product', data.product],
         ['course', null],
       ]);
-      const partial = (await api.call<Order>('getOrder', { path: { orderId: String(data.p5) } })).body;
+      const partial = (await admin.api.call<Order>('getOrder', { path: { orderId: String(data.p5) } })).body;
       expect(partial.netAmount).to.deep.equal({ amount: 4000, currency: 'USD' });
       expect(partial.installment).to.deep.equal({ count: 3, firstInstallmentAmount: { amount: 1634, currency: 'USD' }, perInstallmentAmount: { amount: 1633, currency: 'USD' }, interval: 'month' });
     });
 
     it('shows ATM and convenience-store instructions for unpaid and expired payments', async () => {
-      const atm = (await api.call<Order>('getOrder', { path: { orderId: String(data.p3) } })).body;
+      const atm = (await admin.api.call<Order>('getOrder', { path: { orderId: String(data.p3) } })).body;
       expect(atm.state).to.equal('unpaid');
       expect(atm.paymentInstructions).to.deep.equal({ bankCode: '822', bankName: 'CTBC Bank', codeNo: '9103522850012345', expiresAt: new Date(now + 3 * DAY).toISOString() });
-      const cvs = (await api.call<Order>('getOrder', { path: { orderId: String(data.p4) } })).body;
+      const cvs = (await admin.api.call<Order>('getOrder', { path: { orderId: String(data.p4) } })).body;
       expect(cvs.state).to.equal('expired');
       expect(cvs.paymentInstructions).to.deep.equal({ bankCode: null, bankName: null, codeNo: 'CVS123', expiresAt: new Date(now - HOUR).toISOString() });
       expect(cvs.invoice).to.equal(null);
     });
 
     it("answers 404 for another site's order and unknown ids, 403 without orders:read, 401 without a token", async () => {
-      expect((await api.call('getOrder', { path: { orderId: String(paymentB) } })).status).to.equal(404);
-      expect((await api.call('getOrder', { path: { orderId: '99999999' } })).status).to.equal(404);
-      expect((await apiB.call('getOrder', { path: { orderId: String(data.p1) } })).status).to.equal(404);
-      const listB = await apiB.call<OrderList>('listOrders');
+      expect((await admin.api.call('getOrder', { path: { orderId: String(paymentB) } })).status).to.equal(404);
+      expect((await admin.api.call('getOrder', { path: { orderId: '99999999' } })).status).to.equal(404);
+      expect((await admin.apiB.call('getOrder', { path: { orderId: String(data.p1) } })).status).to.equal(404);
+      const listB = await admin.apiB.call<OrderList>('listOrders');
       expect(listB.body.data.map((order) => order.id)).to.deep.equal([paymentB]);
       const forbidden = await limited.call('listOrders');
       expect(forbidden.status).to.equal(403);
       expect(forbidden.problem.code).to.equal('insufficient_scope');
       expect((await limited.call('getOrder', { path: { orderId: String(data.p1) } })).status).to.equal(403);
-      expect((await api.call('getOrder', { path: { orderId: '0' } })).status).to.equal(400);
-      expect((await api.call('listOrders', { token: null })).status).to.equal(401);
+      expect((await admin.api.call('getOrder', { path: { orderId: '0' } })).status).to.equal(400);
+      expect((await admin.api.call('listOrders', { token: null })).status).to.equal(401);
     });
   });
 
   describe('getAnalyticsSummary', () => {
     it('summarises the last 30 days by default', async () => {
-      const answer = await api.call<Summary>('getAnalyticsSummary');
+      const answer = await admin.api.call<Summary>('getAnalyticsSummary');
       expect(answer.status, answer.text).to.equal(200);
       const summary = answer.body;
       expect(new Date(summary.to).getTime() - new Date(summary.from).getTime()).to.equal(30 * DAY);
@@ -267,7 +260,7 @@ describeEachDatabase('admin API: orders and analytics (area commerce)', (scratch
     it('takes an explicit window [from, to)', async () => {
       const from = new Date(now - 45 * DAY).toISOString();
       const to = new Date(now - 3 * DAY).toISOString();
-      const summary = (await api.call<Summary>('getAnalyticsSummary', { query: { from, to } })).body;
+      const summary = (await admin.api.call<Summary>('getAnalyticsSummary', { query: { from, to } })).body;
       expect(summary.from).to.equal(from);
       expect(summary.to).to.equal(to);
       expect(summary.ordersByState).to.deep.equal({ unpaid: 0, paid: 3, expired: 0, failed: 1, canceled: 0 });
@@ -280,25 +273,25 @@ describeEachDatabase('admin API: orders and analytics (area commerce)', (scratch
       expect(summary.lectureCompletions).to.equal(1);
       expect(summary.members.new).to.equal(1);
       // With only `from`, the window ends now.
-      const open = (await api.call<Summary>('getAnalyticsSummary', { query: { from } })).body;
+      const open = (await admin.api.call<Summary>('getAnalyticsSummary', { query: { from } })).body;
       expect(open.ordersByState.unpaid).to.equal(2);
     });
 
     it('refuses a reversed or too long window, naming the parameter', async () => {
-      const reversed = await api.call('getAnalyticsSummary', { query: { from: new Date(now).toISOString(), to: new Date(now - DAY).toISOString() } });
+      const reversed = await admin.api.call('getAnalyticsSummary', { query: { from: new Date(now).toISOString(), to: new Date(now - DAY).toISOString() } });
       expect(reversed.status).to.equal(400);
       expect(reversed.problem.errors).to.deep.equal([{ parameter: 'to', message: 'must be after from' }]);
-      const long = await api.call('getAnalyticsSummary', { query: { from: new Date(now - 367 * DAY).toISOString(), to: new Date(now).toISOString() } });
+      const long = await admin.api.call('getAnalyticsSummary', { query: { from: new Date(now - 367 * DAY).toISOString(), to: new Date(now).toISOString() } });
       expect(long.status).to.equal(400);
       expect(long.problem.errors?.[0]?.parameter).to.equal('to');
-      const year = await api.call('getAnalyticsSummary', { query: { from: new Date(now - 366 * DAY).toISOString(), to: new Date(now).toISOString() } });
+      const year = await admin.api.call('getAnalyticsSummary', { query: { from: new Date(now - 366 * DAY).toISOString(), to: new Date(now).toISOString() } });
       expect(year.status).to.equal(200);
-      const malformed = await api.call('getAnalyticsSummary', { query: { from: 'last week' } });
+      const malformed = await admin.api.call('getAnalyticsSummary', { query: { from: 'last week' } });
       expect(malformed.status).to.equal(400);
     });
 
     it("counts only the request's site, and needs analytics:read", async () => {
-      const summary = (await apiB.call<Summary>('getAnalyticsSummary')).body;
+      const summary = (await admin.apiB.call<Summary>('getAnalyticsSummary')).body;
       expect(summary.ordersByState).to.deep.equal({ unpaid: 0, paid: 1, expired: 0, failed: 0, canceled: 0 });
       expect(summary.revenue).to.deep.equal([{ gross: { amount: 100, currency: 'EUR' }, refunded: { amount: 0, currency: 'EUR' }, net: { amount: 100, currency: 'EUR' } }]);
       expect(summary.courses.published).to.equal(0);
@@ -310,21 +303,21 @@ describeEachDatabase('admin API: orders and analytics (area commerce)', (scratch
       const db = scratch().db;
       const countQueries = async (): Promise<number> => {
         // Steady state: seeding writes the site row, which empties the site cache for one request.
-        expect((await apiB.call('getAnalyticsSummary')).status).to.equal(200);
+        expect((await admin.apiB.call('getAnalyticsSummary')).status).to.equal(200);
         let queries = 0;
         const listener = () => {
           queries += 1;
         };
         db.on('query', listener);
         try {
-          expect((await apiB.call('getAnalyticsSummary')).status).to.equal(200);
+          expect((await admin.apiB.call('getAnalyticsSummary')).status).to.equal(200);
         } finally {
           db.removeListener('query', listener);
         }
         return queries;
       };
       const before = await countQueries();
-      const more = await seed(db, server.siteB, now);
+      const more = await seed(db, admin.server.siteB, now);
       expect(more.p7).to.be.above(0);
       expect(await countQueries()).to.equal(before);
     });

@@ -13,8 +13,8 @@ import { IDENTITY_SCOPES, isScope, scopesForAudience } from '../src/clients/scop
 import { PROJECT_ROOT } from '../src/shared/paths.js';
 import { createSite } from '../src/sites/sites.js';
 import { AdminApi } from './support/admin.js';
+import { useAdminServer } from './support/admin-fixture.js';
 import { describeEachDatabase } from './support/databases.js';
-import { startTestServer, type TestServer } from './support/server.js';
 
 type Json = Record<string, unknown>;
 
@@ -102,19 +102,15 @@ describe('admin API contract (openapi/admin.yaml)', () => {
 });
 
 describeEachDatabase('admin API: the served /openapi.json', (scratch) => {
-  let server: TestServer;
+  const admin = useAdminServer(scratch);
   let served: Json;
-  let origin: string;
 
   before(async () => {
-    server = await startTestServer(scratch());
-    origin = server.siteA.origin;
-    const response = await fetch(`${origin}/openapi.json`);
+    const response = await fetch(`${admin.origin}/openapi.json`);
     expect(response.status).to.equal(200);
     expect(response.headers.get('content-type')).to.match(/^application\/json/);
     served = (await response.json()) as Json;
   });
-  after(() => server.stop());
 
   it('validates as OpenAPI 3.1 with @readme/openapi-parser', async () => {
     expect(served.openapi).to.equal('3.1.0');
@@ -126,7 +122,7 @@ describeEachDatabase('admin API: the served /openapi.json', (scratch) => {
   it('lints clean with @redocly/cli (openapi/redocly.yaml: the recommended rules), as a real school serves it', async function () {
     this.timeout(60000);
     // Served for a school on a real host name: the rules rightly warn about a localhost server URL.
-    const port = server.port;
+    const port = admin.server.port;
     await createSite(scratch().db, { origin: `http://school.test:${port}`, name: 'Lint School', subdomain: `lint-${port}` });
     const answer = await getWithHost(port, `school.test:${port}`, '/openapi.json');
     expect(answer.status).to.equal(200);
@@ -145,32 +141,32 @@ describeEachDatabase('admin API: the served /openapi.json', (scratch) => {
   });
 
   it("names the site's own origin in servers and in the OAuth flow URLs", async () => {
-    expect(served.servers).to.deep.equal([{ url: `${origin}/api/admin/v1`, description: 'This school site' }]);
+    expect(served.servers).to.deep.equal([{ url: `${admin.origin}/api/admin/v1`, description: 'This school site' }]);
     const flows = (((served.components as Json).securitySchemes as Json).oauth2 as Json).flows as Json;
     expect(flows.authorizationCode).to.include({
-      authorizationUrl: `${origin}/oauth/authorize`,
-      tokenUrl: `${origin}/api/oauth/token`,
-      refreshUrl: `${origin}/api/oauth/token`,
+      authorizationUrl: `${admin.origin}/oauth/authorize`,
+      tokenUrl: `${admin.origin}/api/oauth/token`,
+      refreshUrl: `${admin.origin}/api/oauth/token`,
     });
     const scopes = Object.keys((flows.authorizationCode as Json).scopes as Json);
     expect(scopes).to.include.members(['openid', 'school:read', 'school:write', 'pages:write']);
     expect(scopes).to.not.include('account:read');
 
-    const other = (await (await fetch(`${server.siteB.origin}/openapi.json`)).json()) as Json;
-    expect(other.servers).to.deep.equal([{ url: `${server.siteB.origin}/api/admin/v1`, description: 'This school site' }]);
+    const other = (await (await fetch(`${admin.server.siteB.origin}/openapi.json`)).json()) as Json;
+    expect(other.servers).to.deep.equal([{ url: `${admin.server.siteB.origin}/api/admin/v1`, description: 'This school site' }]);
   });
 
   it('is what the response validator of every admin test is built from', async () => {
-    const api = await AdminApi.connect(origin, null);
-    expect(api.baseUrl).to.equal(`${origin}/api/admin/v1`);
+    const api = await AdminApi.connect(admin.origin, null);
+    expect(api.baseUrl).to.equal(`${admin.origin}/api/admin/v1`);
     expect(api.operationIds().sort()).to.deep.equal(Object.keys(ADMIN_HANDLERS).sort());
   });
 
   it('is public and cacheable, and not a route of the admin API', async () => {
-    const response = await fetch(`${origin}/openapi.json`);
+    const response = await fetch(`${admin.origin}/openapi.json`);
     expect(response.headers.get('access-control-allow-origin')).to.equal('*');
     expect(response.headers.get('cache-control')).to.match(/max-age=\d+/);
-    const guide = await (await fetch(`${origin}/auth.md`)).text();
-    expect(guide).to.contain(`${origin}/openapi.json`);
+    const guide = await (await fetch(`${admin.origin}/auth.md`)).text();
+    expect(guide).to.contain(`${admin.origin}/openapi.json`);
   });
 });
