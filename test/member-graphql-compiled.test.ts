@@ -5,58 +5,16 @@ import type { Variant } from '../src/config/config.js';
 import { compiledExecutor } from '../src/graphql/compiled.js';
 import { GraphQLContext } from '../src/graphql/context.js';
 import { buildMemberSchema } from '../src/graphql/schema.js';
-import type { ImportDocument } from '../src/import/document.js';
 import { importSiteDocument } from '../src/import/import-site.js';
 import type { Scope } from '../src/clients/scopes.js';
 import { describeEachDatabase } from './support/databases.js';
 import { gql, memberToken } from './support/member-api.js';
+import { memberSchool } from './support/member-school.js';
 import { makeUser } from './support/oauth-fixtures.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { variantProfile } from '../src/variant.js';
 
-const DAY = 86_400_000;
 const NOW = Math.floor(Date.now() / 60_000) * 60_000;
-const at = (offset: number): string => new Date(NOW + offset).toISOString();
-
-function school(server: TestServer, email: string, name: string): ImportDocument {
-  const courses = [1, 2, 3].map((c) => ({
-    externalId: `c${c}`,
-    slug: `course-${c}`,
-    title: `Course ${c}`,
-    status: 'published' as const,
-    sections: [1, 2].map((s) => ({
-      externalId: `c${c}-s${s}`,
-      title: `Section ${s}`,
-      lectures: [1, 2, 3].map((l) => ({
-        externalId: `c${c}-s${s}-l${l}`,
-        title: `Lecture ${s}.${l}`,
-        kind: 'video' as const,
-        durationSeconds: 60 * l,
-        ...(l === 2 ? { locked: true } : {}),
-        ...(l === 3 ? { unlockAt: at(7 * DAY) } : {}),
-      })),
-    })),
-  }));
-  return {
-    formatVersion: 1,
-    site: { origin: server.siteA.origin, name: server.siteA.name, subdomain: server.siteA.subdomain },
-    users: [{ email, name, roles: ['student'] }],
-    courses,
-    enrollments: courses.map((course, c) => ({
-      externalId: `e${c}`,
-      course: course.externalId,
-      user: email,
-      enrolledAt: at(-(c + 1) * DAY),
-      hasLifetimeAccess: c === 0,
-      expiresAt: c === 0 ? null : at((c === 2 ? -1 : 30) * DAY),
-      ...(c === 0 ? { lastWatched: { lecture: 'c1-s1-l2', positionSeconds: 30, at: at(-DAY) } } : {}),
-      progress: [
-        { lecture: `${course.externalId}-s1-l1`, state: 'completed' as const, completedAt: at(-DAY) },
-        { lecture: `${course.externalId}-s1-l2`, state: 'read' as const, positionSeconds: 30 },
-      ],
-    })),
-  };
-}
 
 const SYLLABUS = `{ viewer { id name email enrolledCourses(first: 10) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id } }
   nodes { id slug title description coverImageUrl expireDate hasLifetimeAccess lastWatchedLecture { lectureId positionSeconds }
@@ -88,7 +46,7 @@ for (const variant of ['A', 'B'] as const satisfies readonly Variant[]) {
     before(async () => {
       server = await startTestServer(scratch(), { variant });
       const member = await makeUser(scratch().db, server.siteA, ['student'], 'Compiled Member');
-      await importSiteDocument(scratch().db, school(server, member.email, member.name));
+      await importSiteDocument(scratch().db, memberSchool(server.siteA, member, NOW));
       userId = member.id;
       token = await memberToken(scratch().db, server.siteA, member);
     });

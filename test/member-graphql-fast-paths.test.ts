@@ -9,11 +9,11 @@ import { successResponse } from '../src/graphql/http/success-response.js';
 import { depthAndCostRule, LIMITS } from '../src/graphql/limits.js';
 import { buildMemberSchema } from '../src/graphql/schema.js';
 import { ACCOUNT_SCOPES } from '../src/graphql/scope-gate.js';
-import type { ImportDocument } from '../src/import/document.js';
 import { importSiteDocument } from '../src/import/import-site.js';
 import { VARIANT_PROFILES } from '../src/variant.js';
 import { describeEachDatabase } from './support/databases.js';
 import { memberToken } from './support/member-api.js';
+import { memberSchool } from './support/member-school.js';
 import { makeUser } from './support/oauth-fixtures.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
@@ -24,37 +24,6 @@ import { startTestServer, type TestServer } from './support/server.js';
  * the serialising shortcut against graphql-http's own response.
  */
 
-const DAY = 86_400_000;
-
-function school(server: TestServer, email: string): ImportDocument {
-  const at = (offset: number): string => new Date(Date.now() + offset).toISOString();
-  const courses = [1, 2].map((c) => ({
-    externalId: `c${c}`,
-    slug: `course-${c}`,
-    title: `Course ${c}`,
-    status: 'published' as const,
-    sections: [1, 2].map((s) => ({
-      externalId: `c${c}-s${s}`,
-      title: `Section ${s}`,
-      lectures: [1, 2].map((l) => ({ externalId: `c${c}-s${s}-l${l}`, title: `Lecture ${s}.${l}`, kind: 'video' as const, durationSeconds: 60 * l, ...(l === 2 ? { unlockAt: at(7 * DAY) } : {}) })),
-    })),
-  }));
-  return {
-    formatVersion: 1,
-    site: { origin: server.siteA.origin, name: server.siteA.name, subdomain: server.siteA.subdomain },
-    users: [{ email, name: 'Fast Path Member', roles: ['student'] }],
-    courses,
-    enrollments: courses.map((course, c) => ({
-      externalId: `e${c}`,
-      course: course.externalId,
-      user: email,
-      enrolledAt: at(-(c + 1) * DAY),
-      hasLifetimeAccess: c === 0,
-      expiresAt: c === 0 ? null : at(30 * DAY),
-      progress: [{ lecture: `${course.externalId}-s1-l1`, state: 'completed' as const, completedAt: at(-DAY) }],
-    })),
-  };
-}
 
 interface Case {
   name: string;
@@ -142,7 +111,7 @@ for (const profile of VARIANT_PROFILES) {
     before(async () => {
       server = await startTestServer(scratch(), { variant: profile.name });
       const member = await makeUser(scratch().db, server.siteA, ['student'], 'Fast Path Member');
-      await importSiteDocument(scratch().db, school(server, member.email));
+      await importSiteDocument(scratch().db, memberSchool(server.siteA, member, Date.now()));
       userId = member.id;
       token = await memberToken(scratch().db, server.siteA, member);
     });
