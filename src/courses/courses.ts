@@ -1,11 +1,24 @@
 import type { Knex } from 'knex';
-import { isMysql, requireDate, type Database } from '../db/connection.js';
+import { isMysql, type Database } from '../db/connection.js';
+import {
+  courseColumns,
+  courseFromRow,
+  coursesOfSite,
+  emptySyllabusCounts,
+  lecturersOfCourses,
+  lectureTotals,
+  sectionCounts,
+  syllabusCounts,
+  type CourseData,
+  type CourseRow,
+  type CourseStatus,
+} from '../data/courses.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, SlugTakenError, ValidationError } from '../shared/errors.js';
 import { lockCourse } from './store.js';
 import { type Queryable, countOf, isUniqueViolation, whereContains } from '../db/queries.js';
-import { moneyColumns, moneyFromColumns, priceProblems, type Money } from '../shared/money.js';
+import { moneyColumns, priceProblems, type Money } from '../shared/money.js';
 import { withTransaction } from '../db/transaction.js';
 
 /**
@@ -14,22 +27,15 @@ import { withTransaction } from '../db/transaction.js';
  * page. Deleting is refused while members or orders depend on the course.
  */
 
-export const COURSE_STATUSES = ['draft', 'published', 'archived'] as const;
-export type CourseStatus = (typeof COURSE_STATUSES)[number];
+export { COURSE_STATUSES, type CourseStatus } from '../data/courses.js';
 
 export interface CourseLecturerRef {
   id: number;
   displayName: string;
 }
 
-export interface Course {
-  id: number;
-  slug: string;
-  title: string;
-  description: string | null;
-  coverImageUrl: string | null;
-  status: CourseStatus;
-  price: Money | null;
+/** A course as operators manage it: the catalogue fields with its lecturers and the counts operators watch. */
+export interface Course extends CourseData {
   /** In the order course pages show them. */
   lecturers: CourseLecturerRef[];
   sectionCount: number;
@@ -37,95 +43,34 @@ export interface Course {
   totalDurationSeconds: number;
   /** Every enrollment, expired ones included. */
   enrollmentCount: number;
-  version: number;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-interface CourseRow {
-  id: number | string;
-  slug: string;
-  title: string;
-  description: string | null;
-  cover_image_url: string | null;
-  status: string;
-  price_amount: number | string | null;
-  price_currency: string | null;
-  version: number | string;
-  created_at: unknown;
-  updated_at: unknown;
-}
-
-interface CourseCounts {
-  sectionCount: number;
-  lectureCount: number;
-  totalDurationSeconds: number;
-  enrollmentCount: number;
-}
-
-function statusOf(value: string): CourseStatus {
-  return COURSE_STATUSES.find((status) => status === value) ?? 'draft';
 }
 
 /** Counts and lecturers of many courses: four queries whatever the number of courses (no query per row). */
 async function decorate(db: Queryable, siteId: number, rows: readonly CourseRow[]): Promise<Course[]> {
-  const ids = rows.map((row) => Number(row.id));
-  const counts = new Map<number, CourseCounts>(ids.map((id) => [id, { sectionCount: 0, lectureCount: 0, totalDurationSeconds: 0, enrollmentCount: 0 }]));
+  const courses = rows.map(courseFromRow);
+  const ids = courses.map((course) => course.id);
+  const enrollments = new Map<number, number>();
   const lecturers = new Map<number, CourseLecturerRef[]>(ids.map((id) => [id, []]));
+  let counts = syllabusCounts(ids, new Map(), new Map());
   if (ids.length > 0) {
-    const sectionRows: Array<{ course_id: number | string; total: unknown }> = await db('course_sections').whereIn('course_id', ids).groupBy('course_id').select('course_id').count({ total: '*' });
-    // Lectures as the syllabus holds them: through their sections (like the public catalogue counts them).
-    const lectureRows: Array<{ course_id: number | string; total: unknown; duration: unknown }> = await db('lectures as l')
-      .join('course_sections as s', 's.id', 'l.section_id')
-      .whereIn('s.course_id', ids)
-      .groupBy('s.course_id')
-      .select('s.course_id as course_id')
-      .count({ total: '*' })
-      .sum({ duration: 'l.duration_seconds' });
+    const sections = await sectionCounts(db, ids);
+    const lectures = await lectureTotals(db, ids);
+    counts = syllabusCounts(ids, sections, lectures);
     const enrollmentRows: Array<{ course_id: number | string; total: unknown }> = await db('enrollments').whereIn('course_id', ids).where('site_id', siteId).groupBy('course_id').select('course_id').count({ total: '*' });
-    const lecturerRows: Array<{ course_id: number | string; id: number | string; display_name: string }> = await db('course_lecturers as cl')
-      .join('lecturer_profiles as lp', 'lp.id', 'cl.lecturer_profile_id')
-      .whereIn('cl.course_id', ids)
-      .where('lp.site_id', siteId)
+    const lecturerRows: Array<{ course_id: number | string; id: number | string; display_name: string }> = await lecturersOfCourses(db, siteId, ids)
       .orderBy([{ column: 'cl.course_id' }, { column: 'cl.position' }, { column: 'lp.id' }])
       .select('cl.course_id as course_id', 'lp.id as id', 'lp.display_name as display_name');
-    for (const row of sectionRows) {
-      const entry = counts.get(Number(row.course_id));
-      if (entry) entry.sectionCount = countOf(row.total);
-    }
-    for (const row of lectureRows) {
-      const entry = counts.get(Number(row.course_id));
-      if (!entry) continue;
-      entry.lectureCount = countOf(row.total);
-      entry.totalDurationSeconds = countOf(row.duration);
-    }
-    for (const row of enrollmentRows) {
-      const entry = counts.get(Number(row.course_id));
-      if (entry) entry.enrollmentCount = countOf(row.total);
-    }
+    for (const row of enrollmentRows) enrollments.set(Number(row.course_id), countOf(row.total));
     for (const row of lecturerRows) lecturers.get(Number(row.course_id))?.push({ id: Number(row.id), displayName: row.display_name });
   }
-  return rows.map((row) => {
-    const id = Number(row.id);
-    return {
-      id,
-      slug: row.slug,
-      title: row.title,
-      description: row.description,
-      coverImageUrl: row.cover_image_url || null,
-      status: statusOf(row.status),
-      price: moneyFromColumns(row.price_amount, row.price_currency),
-      lecturers: lecturers.get(id) ?? [],
-      ...(counts.get(id) ?? { sectionCount: 0, lectureCount: 0, totalDurationSeconds: 0, enrollmentCount: 0 }),
-      version: Number(row.version),
-      createdAt: requireDate(row.created_at),
-      updatedAt: requireDate(row.updated_at),
-    };
+  return courses.map((course) => {
+    const { sectionCount, lectureCount, totalDurationSeconds } = counts.get(course.id) ?? emptySyllabusCounts();
+    return { ...course, lecturers: lecturers.get(course.id) ?? [], sectionCount, lectureCount, totalDurationSeconds, enrollmentCount: enrollments.get(course.id) ?? 0 };
   });
 }
 
 export async function findCourse(db: Queryable, siteId: number, courseId: number): Promise<Course | null> {
-  const row = (await db('courses').where({ id: courseId, site_id: siteId }).first()) as CourseRow | undefined;
+  const row = (await coursesOfSite(db, siteId).where('courses.id', courseId).first(courseColumns())) as CourseRow | undefined;
   if (!row) return null;
   const [course] = await decorate(db, siteId, [row]);
   return course ?? null;
@@ -153,7 +98,7 @@ const COURSE_SORTS: SortColumns<'createdAt' | 'updatedAt' | 'title'> = {
 
 /** One keyset page of the site's courses, newest first unless `sort` says otherwise. */
 export async function listCourses(db: Database, siteId: number, filters: CourseFilters, query: ListQuery): Promise<{ courses: Course[]; nextCursor: string | null }> {
-  const builder = db('courses').where({ site_id: siteId });
+  const builder = coursesOfSite(db, siteId).select(courseColumns());
   if (filters.status !== undefined) builder.andWhere('status', filters.status);
   if (filters.q !== undefined) whereContains(builder, ['title', 'slug'], filters.q);
   const page = await listPage<CourseRow, keyof typeof COURSE_SORTS>(builder, query, { sorts: COURSE_SORTS, defaultSort: '-createdAt', filters: { status: filters.status, q: filters.q } });

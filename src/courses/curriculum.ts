@@ -3,6 +3,7 @@ import { requireDate, toDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { versionMismatch } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
+import { foldSections, sectionsWithLectures, SYLLABUS_ORDER as SECTIONS_THEN_LECTURES, syllabusColumns, type SyllabusRow } from '../data/syllabus.js';
 import { lockCourse, placeAt, siblingsInOrder, writePositions } from './store.js';
 import { type Queryable, countOf } from '../db/queries.js';
 import { withTransaction } from '../db/transaction.js';
@@ -126,24 +127,20 @@ async function requireCourseOfSite(db: Queryable, siteId: number, courseId: numb
 /** The syllabus tree of a course in one query: sections in order, each with its lectures in order (empty ones kept). */
 export async function getCurriculum(db: Database, siteId: number, courseId: number): Promise<Curriculum> {
   await requireCourseOfSite(db, siteId, courseId);
-  const rows: Array<{ s_id: number | string; s_title: string; s_position: number | string } & { [K in keyof LectureRow]: LectureRow[K] | null }> = await db('course_sections as s')
-    .leftJoin('lectures as l', 'l.section_id', 's.id')
+  const rows: Array<Pick<SyllabusRow, 'section_id' | 'section_title' | 'section_position' | 'lecture_id'> & { [K in keyof LectureRow]: LectureRow[K] | null }> = await sectionsWithLectures(db)
     .where('s.course_id', courseId)
-    .orderBy([{ column: 's.position' }, { column: 's.id' }, { column: 'l.position' }, { column: 'l.id' }])
-    .select('s.id as s_id', 's.title as s_title', 's.position as s_position', ...LECTURE_COLUMNS.map((column) => `l.${column} as ${column}`));
-  const sections: CurriculumSection[] = [];
-  let current: CurriculumSection | undefined;
-  for (const row of rows) {
-    const sectionId = Number(row.s_id);
-    if (!current || current.id !== sectionId) {
-      current = { id: sectionId, title: row.s_title, position: Number(row.s_position), durationSeconds: 0, lectures: [] };
-      sections.push(current);
-    }
-    if (row.id === null) continue;
-    const lecture = lectureFromRow(row as LectureRow);
-    current.durationSeconds += lecture.durationSeconds;
-    current.lectures.push(lecture);
-  }
+    .orderBy([...SECTIONS_THEN_LECTURES])
+    // The lecture's section_id is the section's id (s.id), which the section columns already carry.
+    .select(...syllabusColumns('section_id', 'section_title', 'section_position', 'lecture_id'), ...LECTURE_COLUMNS.filter((column) => column !== 'section_id').map((column) => `l.${column} as ${column}`));
+  const sections = foldSections(
+    rows,
+    (row): CurriculumSection => ({ id: Number(row.section_id), title: row.section_title, position: Number(row.section_position), durationSeconds: 0, lectures: [] }),
+    (section, row) => {
+      const lecture = lectureFromRow(row as LectureRow);
+      section.durationSeconds += lecture.durationSeconds;
+      section.lectures.push(lecture);
+    },
+  );
   return {
     courseId,
     sectionCount: sections.length,

@@ -15,3 +15,13 @@ export function renamedBack<Row>(row: Record<string, unknown>, renames: Readonly
   for (const [column, alias] of Object.entries(renames)) own[column] = row[alias];
   return own as Row;
 }
+
+/** `table.column as <prefix>column` for each column: one table's columns beside another's in a join. */
+export function prefixedColumns(table: string, columns: readonly string[], prefix: string): string[] {
+  return columns.map((column) => `${table}.${column} as ${prefix}${column}`);
+}
+
+/** The row of one table out of a joined row whose columns were selected with `prefixedColumns`. */
+export function unprefixed<Row>(row: Record<string, unknown>, columns: readonly string[], prefix: string): Row {
+  return Object.fromEntries(columns.map((column) => [column, row[`${prefix}${column}`]])) as Row;
+}

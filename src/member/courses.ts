@@ -1,5 +1,9 @@
 import type { Knex } from 'knex';
-import { requireDate, toDate } from '../db/connection.js';
+import { toDate } from '../db/connection.js';
+import { prefixedColumns, unprefixed } from '../data/columns.js';
+import { COURSE_COLUMNS, courseFromRow, type CourseRow } from '../data/courses.js';
+import { enrollmentColumns, enrollmentFromRow, type EnrollmentRow, type LastWatched } from '../data/enrollments.js';
+import { foldSections, sectionsWithLectures, SYLLABUS_ORDER, syllabusColumns, withProgressOf, type SyllabusRow } from '../data/syllabus.js';
 import type { MemberContext } from './context.js';
 import { DEFAULT_LIMITS, encodeCursor, pageWindow, sortValuesOf, type KeyValue, type Page, type PageArgs, type SortKey } from './pagination.js';
 
@@ -24,11 +28,7 @@ export interface CourseRecord {
   lastWatched: LastWatchedRecord | null;
 }
 
-export interface LastWatchedRecord {
-  lectureId: number;
-  positionSeconds: number;
-  watchedAt: Date | null;
-}
+export type LastWatchedRecord = LastWatched;
 
 /**
  * One chapter of a course with its lectures in order (spec: "each section has `lectures`"). `L` is the lecture record:
@@ -93,36 +93,12 @@ export interface CourseProgressRecord {
   completedDurationSeconds: number;
 }
 
-interface EnrolledCourseRow {
-  /** The enrollment id (the list's tie-breaker). */
-  id: number;
-  enrolled_at: unknown;
-  expires_at: unknown;
-  has_lifetime_access: number | boolean;
-  last_watched_lecture_id: number | null;
-  last_watched_position_seconds: number | null;
-  last_watched_at: unknown;
-  course_id: number;
-  slug: string;
-  title: string;
-  description: string | null;
-  cover_image_url: string | null;
-}
+/** An enrollment row with its course's columns beside it, prefixed (both tables have an id and timestamps). */
+type EnrolledCourseRow = EnrollmentRow & Record<string, unknown>;
 
-const ENROLLED_COURSE_COLUMNS = [
-  'enrollments.id as id',
-  'enrollments.enrolled_at as enrolled_at',
-  'enrollments.expires_at as expires_at',
-  'enrollments.has_lifetime_access as has_lifetime_access',
-  'enrollments.last_watched_lecture_id as last_watched_lecture_id',
-  'enrollments.last_watched_position_seconds as last_watched_position_seconds',
-  'enrollments.last_watched_at as last_watched_at',
-  'courses.id as course_id',
-  'courses.slug as slug',
-  'courses.title as title',
-  'courses.description as description',
-  'courses.cover_image_url as cover_image_url',
-];
+const COURSE_PREFIX = 'courses_';
+
+const ENROLLED_COURSE_COLUMNS = [...enrollmentColumns(), ...prefixedColumns('courses', COURSE_COLUMNS, COURSE_PREFIX)];
 
 /** enrolledCourses order (schema: "Ordered by enrollment, newest first"), ties broken by the enrollment id. */
 const ENROLLED_COURSES_ORDER: SortKey = [
@@ -130,22 +106,20 @@ const ENROLLED_COURSES_ORDER: SortKey = [
   { column: 'enrollments.id', descending: true },
 ];
 
-function courseFromRow(row: EnrolledCourseRow): CourseRecord {
-  const expiresAt = toDate(row.expires_at);
-  // An enrollment with no end date is lifetime access, whatever the flag says, so `expireDate` is null exactly then.
-  const hasLifetimeAccess = Boolean(row.has_lifetime_access) || expiresAt === null;
-  const lectureId = row.last_watched_lecture_id === null ? null : Number(row.last_watched_lecture_id);
+function enrolledCourseFromRow(row: EnrolledCourseRow): CourseRecord {
+  const enrollment = enrollmentFromRow(row);
+  const course = courseFromRow(unprefixed<CourseRow>(row, COURSE_COLUMNS, COURSE_PREFIX));
   return {
-    id: Number(row.course_id),
-    enrollmentId: Number(row.id),
-    slug: row.slug,
-    title: row.title,
-    description: row.description,
-    coverImageUrl: row.cover_image_url || null,
-    enrolledAt: requireDate(row.enrolled_at),
-    hasLifetimeAccess,
-    expireDate: hasLifetimeAccess ? null : expiresAt,
-    lastWatched: lectureId === null ? null : { lectureId, positionSeconds: Number(row.last_watched_position_seconds ?? 0), watchedAt: toDate(row.last_watched_at) },
+    id: course.id,
+    enrollmentId: enrollment.id,
+    slug: course.slug,
+    title: course.title,
+    description: course.description,
+    coverImageUrl: course.coverImageUrl,
+    enrolledAt: enrollment.enrolledAt,
+    hasLifetimeAccess: enrollment.hasLifetimeAccess,
+    expireDate: enrollment.expiresAt,
+    lastWatched: enrollment.lastWatched,
   };
 }
 
@@ -190,13 +164,13 @@ export async function enrolledCoursesPage(ctx: MemberContext, args: PageArgs): P
   const reverse = window.direction === 'backward';
   for (const { column, descending } of ENROLLED_COURSES_ORDER) query.orderBy(column, descending !== reverse ? 'desc' : 'asc');
   query.limit(window.size + 1);
-  const rows = (await query) as Array<EnrolledCourseRow & Record<string, unknown>>;
+  const rows = (await query) as EnrolledCourseRow[];
   const hasMore = rows.length > window.size;
   if (hasMore) rows.length = window.size;
   if (reverse) rows.reverse();
   let cursors: string[] | undefined;
   return {
-    nodes: rows.map(courseFromRow),
+    nodes: rows.map(enrolledCourseFromRow),
     // Encoded on first read: a client that pages by cursor reads them, one that shows the list does not.
     get cursors() {
       cursors ??= rows.map((row) => encodeCursor(sortValuesOf(row, ENROLLED_COURSES_ORDER)));
@@ -231,43 +205,20 @@ export async function listEnrolledCourses(ctx: MemberContext, args: PageArgs): P
 export async function enrolledCourse(ctx: MemberContext, courseId: number): Promise<CourseRecord | null> {
   const loader = ctx.loader<number, CourseRecord | null>('enrolled-course', async (ids) => {
     const rows: EnrolledCourseRow[] = await enrolledCoursesQuery(ctx).whereIn('courses.id', [...ids]).select(ENROLLED_COURSE_COLUMNS);
-    const byCourse = new Map(rows.map((row) => [Number(row.course_id), courseFromRow(row)]));
+    const byCourse = new Map(rows.map((row) => [Number(row.course_id), enrolledCourseFromRow(row)]));
     return ids.map((id) => byCourse.get(id) ?? null);
   });
   return loader.load(courseId);
 }
 
-interface SyllabusRow {
-  section_id: number;
-  course_id: number;
-  section_title: string;
-  lecture_id: number | null;
-  lecture_title: string | null;
-  duration_seconds: number | null;
-  locked: number | boolean | null;
-  unlock_at: unknown;
-  state: string | null;
-}
+type SyllabusDetailRow = Pick<
+  SyllabusRow,
+  'section_id' | 'course_id' | 'section_title' | 'lecture_id' | 'lecture_title' | 'duration_seconds' | 'locked' | 'unlock_at' | 'state' | 'kind' | 'position_seconds' | 'completed_at'
+>;
 
-interface SyllabusDetailRow extends SyllabusRow {
-  kind: string | null;
-  position_seconds: number | null;
-  completed_at: unknown;
-}
+const SYLLABUS_COLUMNS = syllabusColumns('section_id', 'course_id', 'section_title', 'lecture_id', 'lecture_title', 'duration_seconds', 'locked', 'unlock_at', 'state');
 
-const SYLLABUS_COLUMNS = [
-  's.id as section_id',
-  's.course_id as course_id',
-  's.title as section_title',
-  'l.id as lecture_id',
-  'l.title as lecture_title',
-  'l.duration_seconds as duration_seconds',
-  'l.locked as locked',
-  'l.unlock_at as unlock_at',
-  'p.state as state',
-];
-
-const SYLLABUS_DETAIL_COLUMNS = [...SYLLABUS_COLUMNS, 'l.kind as kind', 'p.position_seconds as position_seconds', 'p.completed_at as completed_at'];
+const SYLLABUS_DETAIL_COLUMNS = [...SYLLABUS_COLUMNS, ...syllabusColumns('kind', 'position_seconds', 'completed_at')];
 
 function lectureState(value: string | null): LectureState {
   return value === 'read' || value === 'completed' ? value : 'unread';
@@ -282,65 +233,57 @@ type LectureBuilder<L extends LectureRecord> = (row: SyllabusDetailRow, lecture:
  * section and lecture record once and adds up each course's progress on the way.
  */
 async function loadSyllabi<L extends LectureRecord>(ctx: MemberContext, courseIds: readonly number[], options: { columns: readonly string[]; build: LectureBuilder<L>; checkEnrollment: boolean }): Promise<SyllabusRecord<L>[]> {
-  const query = ctx
-    .db('course_sections as s')
-    .leftJoin('lectures as l', 'l.section_id', 's.id')
-    .leftJoin('lecture_progress as p', (join) => {
-      join.on('p.lecture_id', '=', 'l.id').andOnVal('p.user_id', '=', ctx.userId);
-    })
+  const query = withProgressOf(sectionsWithLectures(ctx.db), ctx.userId)
     .whereIn('s.course_id', [...courseIds])
-    .orderBy([{ column: 's.course_id' }, { column: 's.position' }, { column: 's.id' }, { column: 'l.position' }, { column: 'l.id' }])
+    .orderBy([{ column: 's.course_id' }, ...SYLLABUS_ORDER])
     .select(options.columns);
   // Only courses the viewer is enrolled in at this site, for callers that pass bare course ids.
   if (options.checkEnrollment) query.whereExists(ctx.db('enrollments as e').whereRaw('e.course_id = s.course_id').where('e.user_id', ctx.userId).where('e.site_id', ctx.site.id).select(ctx.db.raw('1')));
   const rows = (await query) as SyllabusDetailRow[];
-  const { build } = options;
-  const now = ctx.now.getTime();
-  const byCourse = new Map<number, SyllabusRecord<L>>();
-  let syllabus: SyllabusRecord<L> | undefined;
-  let section: SectionRecord<L> | undefined;
-  let courseId = -1;
-  let completedDuration = 0;
+  // The rows come course by course (the first sort key).
+  const rowsByCourse = new Map<number, SyllabusDetailRow[]>();
   for (const row of rows) {
-    const sectionId = Number(row.section_id);
-    if (!section || section.id !== sectionId) {
-      const rowCourse = Number(row.course_id);
-      if (!syllabus || rowCourse !== courseId) {
-        if (syllabus) finishProgress(syllabus.progress, completedDuration);
-        courseId = rowCourse;
-        completedDuration = 0;
-        syllabus = { sections: [], progress: emptyProgress() };
-        byCourse.set(courseId, syllabus);
-      }
-      section = { id: sectionId, courseId, title: row.section_title, position: syllabus.sections.length + 1, lectures: [] };
-      syllabus.sections.push(section);
-    }
-    if (row.lecture_id === null) continue;
-    const unlockAt = toDate(row.unlock_at);
-    const state = lectureState(row.state);
-    const durationSeconds = Number(row.duration_seconds ?? 0);
-    const progress = syllabus!.progress;
-    progress.totalLecturesCount += 1;
-    progress.totalDurationSeconds += durationSeconds;
-    if (state === 'completed') {
-      progress.completedLecturesCount += 1;
-      completedDuration += durationSeconds;
-    } else if (state === 'read') {
-      progress.readLecturesCount += 1;
-    }
-    const lecture: LectureRecord = {
-      id: Number(row.lecture_id),
-      title: row.lecture_title ?? '',
-      position: section.lectures.length + 1,
-      duration: durationSeconds,
-      unlockAt,
-      isLocked: Boolean(row.locked) || (unlockAt !== null && unlockAt.getTime() > now),
-      state,
-    };
-    section.lectures.push(build(row, lecture, courseId, sectionId));
+    const courseId = Number(row.course_id);
+    const courseRows = rowsByCourse.get(courseId);
+    if (courseRows) courseRows.push(row);
+    else rowsByCourse.set(courseId, [row]);
   }
-  if (syllabus) finishProgress(syllabus.progress, completedDuration);
-  return courseIds.map((id) => byCourse.get(id) ?? { sections: [], progress: emptyProgress() });
+  return courseIds.map((id) => syllabusOfRows(ctx.now.getTime(), id, rowsByCourse.get(id) ?? [], options.build));
+}
+
+/** One course's syllabus and progress from its rows, in one pass. */
+function syllabusOfRows<L extends LectureRecord>(now: number, courseId: number, rows: readonly SyllabusDetailRow[], build: LectureBuilder<L>): SyllabusRecord<L> {
+  const progress = emptyProgress();
+  let completedDuration = 0;
+  const sections = foldSections(
+    rows,
+    (row, position): SectionRecord<L> => ({ id: Number(row.section_id), courseId, title: row.section_title, position, lectures: [] }),
+    (section, row) => {
+      const unlockAt = toDate(row.unlock_at);
+      const state = lectureState(row.state);
+      const durationSeconds = Number(row.duration_seconds ?? 0);
+      progress.totalLecturesCount += 1;
+      progress.totalDurationSeconds += durationSeconds;
+      if (state === 'completed') {
+        progress.completedLecturesCount += 1;
+        completedDuration += durationSeconds;
+      } else if (state === 'read') {
+        progress.readLecturesCount += 1;
+      }
+      const lecture: LectureRecord = {
+        id: Number(row.lecture_id),
+        title: row.lecture_title ?? '',
+        position: section.lectures.length + 1,
+        duration: durationSeconds,
+        unlockAt,
+        isLocked: Boolean(row.locked) || (unlockAt !== null && unlockAt.getTime() > now),
+        state,
+      };
+      section.lectures.push(build(row, lecture, courseId, section.id));
+    },
+  );
+  finishProgress(progress, completedDuration);
+  return { sections, progress };
 }
 
 function emptyProgress(): CourseProgressRecord {

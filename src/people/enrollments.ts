@@ -1,4 +1,5 @@
-import { requireDate, toDate, type Database } from '../db/connection.js';
+import type { Database } from '../db/connection.js';
+import { enrollmentColumns, enrollmentFromRow, enrollmentsOfSite, type EnrollmentData, type EnrollmentRow } from '../data/enrollments.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow } from '../db/versioned-rows.js';
 import { MemberContext } from '../member/context.js';
@@ -14,23 +15,12 @@ import { requireMemberReference } from './references.js';
  * they are keyed by (user, lecture), so enrolling the member again brings their progress back.
  */
 
-export type EnrollmentSource = 'purchase' | 'grant' | 'import' | 'membership';
+export type { EnrollmentSource } from '../data/enrollments.js';
 export type EnrollmentAccess = 'active' | 'expired';
 
-export interface Enrollment {
-  id: number;
-  userId: number;
-  courseId: number;
-  enrolledAt: Date;
-  /** null exactly when hasLifetimeAccess (the member API's rule: no end date is lifetime access). */
-  expiresAt: Date | null;
-  hasLifetimeAccess: boolean;
+/** An enrollment as operators see it: whether its access is still on at the request's instant. */
+export interface Enrollment extends EnrollmentData {
   access: EnrollmentAccess;
-  source: EnrollmentSource;
-  lastWatched: { lectureId: number; positionSeconds: number; watchedAt: Date | null } | null;
-  version: number;
-  createdAt: Date;
-  updatedAt: Date;
 }
 
 export interface ProgressSummary {
@@ -53,42 +43,10 @@ export interface LectureProgress {
   completedAt: Date | null;
 }
 
-interface EnrollmentRow {
-  id: number;
-  user_id: number;
-  course_id: number;
-  enrolled_at: unknown;
-  expires_at: unknown;
-  has_lifetime_access: number | boolean;
-  source: string;
-  last_watched_lecture_id: number | null;
-  last_watched_position_seconds: number | null;
-  last_watched_at: unknown;
-  version: number;
-  created_at: unknown;
-  updated_at: unknown;
-}
-
-const SOURCES: readonly EnrollmentSource[] = ['purchase', 'grant', 'import', 'membership'];
-
-function enrollmentFromRow(row: EnrollmentRow, now: Date): Enrollment {
-  const expiresAt = toDate(row.expires_at);
-  const hasLifetimeAccess = Boolean(row.has_lifetime_access) || expiresAt === null;
-  const lectureId = row.last_watched_lecture_id === null ? null : Number(row.last_watched_lecture_id);
-  return {
-    id: Number(row.id),
-    userId: Number(row.user_id),
-    courseId: Number(row.course_id),
-    enrolledAt: requireDate(row.enrolled_at),
-    expiresAt: hasLifetimeAccess ? null : expiresAt,
-    hasLifetimeAccess,
-    access: hasLifetimeAccess || (expiresAt !== null && expiresAt.getTime() > now.getTime()) ? 'active' : 'expired',
-    source: SOURCES.find((source) => source === row.source) ?? 'grant',
-    lastWatched: lectureId === null ? null : { lectureId, positionSeconds: Number(row.last_watched_position_seconds ?? 0), watchedAt: toDate(row.last_watched_at) },
-    version: Number(row.version),
-    createdAt: requireDate(row.created_at),
-    updatedAt: requireDate(row.updated_at),
-  };
+function enrollmentAt(row: EnrollmentRow, now: Date): Enrollment {
+  const enrollment = enrollmentFromRow(row);
+  const active = enrollment.hasLifetimeAccess || (enrollment.expiresAt !== null && enrollment.expiresAt.getTime() > now.getTime());
+  return { ...enrollment, access: active ? 'active' : 'expired' };
 }
 
 const ENROLLMENT_SORTS: SortColumns<'enrolledAt' | 'updatedAt'> = {
@@ -103,7 +61,7 @@ export interface EnrollmentFilters {
 }
 
 export async function listEnrollments(db: Database, siteId: number, filters: EnrollmentFilters, query: ListQuery, now: Date = new Date()): Promise<{ enrollments: Enrollment[]; nextCursor: string | null }> {
-  const builder = db('enrollments').where({ site_id: siteId });
+  const builder = enrollmentsOfSite(db, siteId).select(enrollmentColumns());
   if (filters.courseId !== undefined) builder.andWhere('course_id', filters.courseId);
   if (filters.userId !== undefined) builder.andWhere('user_id', filters.userId);
   if (filters.access === 'active') {
@@ -114,13 +72,13 @@ export async function listEnrollments(db: Database, siteId: number, filters: Enr
     builder.andWhere('has_lifetime_access', false).whereNotNull('expires_at').andWhere('expires_at', '<=', now);
   }
   const page = await listPage<EnrollmentRow, keyof typeof ENROLLMENT_SORTS>(builder, query, { sorts: ENROLLMENT_SORTS, defaultSort: '-enrolledAt', filters: { ...filters } });
-  return { enrollments: page.rows.map((row) => enrollmentFromRow(row, now)), nextCursor: page.nextCursor };
+  return { enrollments: page.rows.map((row) => enrollmentAt(row, now)), nextCursor: page.nextCursor };
 }
 
 export async function requireEnrollment(db: Database, siteId: number, enrollmentId: number, now: Date = new Date()): Promise<Enrollment> {
-  const row = (await db('enrollments').where({ id: enrollmentId, site_id: siteId }).first()) as EnrollmentRow | undefined;
+  const row = (await enrollmentsOfSite(db, siteId).where('enrollments.id', enrollmentId).first(enrollmentColumns())) as EnrollmentRow | undefined;
   if (!row) throw new NotFoundError(`This site has no enrollment ${enrollmentId}.`);
-  return enrollmentFromRow(row, now);
+  return enrollmentAt(row, now);
 }
 
 /**
