@@ -31,7 +31,8 @@ export function deprecationNotice(services: Pick<Services, 'db' | 'metrics'>, sc
   return async ({ document, operationName, variableValues }, result, { siteId, client, log }) => {
     const used = deprecations.usedBy(document, operationName, variableValues ?? {});
     if (used.length === 0) return result;
-    await recordDeprecatedUses({ db: services.db, metrics: services.metrics, log }, { siteId, client, api: 'graphql', elements: used.map((deprecation) => deprecation.element) });
+    // Counted in memory; the usage flush job writes it (nothing is written on the member's request).
+    recordDeprecatedUses({ db: services.db, metrics: services.metrics, log }, { siteId, client, api: 'graphql', elements: used.map((deprecation) => deprecation.element) });
     return {
       ...result,
       extensions: { ...result.extensions, deprecations: used.map(({ element, sunset, replacement }) => ({ coordinate: element, sunset, replacement })) },
