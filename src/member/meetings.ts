@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { requireDate } from '../db/connection.js';
+import { meetingColumns, meetingFromRow, meetingsOfSite, type MeetingRow } from '../data/meetings.js';
 import { ValidationError } from '../shared/errors.js';
 import type { MemberContext } from './context.js';
 import { MEETING_STATES, type MeetingFilter, type MeetingState } from './services.js';
@@ -50,18 +50,6 @@ const MEETING_ORDER: SortKey = [
   { column: 'meetings.id', descending: true },
 ];
 
-const MEETING_COLUMNS = ['meetings.id', 'meetings.service_id', 'meetings.study_group_id', 'meetings.state', 'meetings.starts_at', 'meetings.ends_at', 'meetings.room_url'];
-
-interface MeetingRow extends Record<string, unknown> {
-  id: number | string;
-  service_id: number | string | null;
-  study_group_id: number | string | null;
-  state: string;
-  starts_at: unknown;
-  ends_at: unknown;
-  room_url: string | null;
-}
-
 function checkFilter(filter: MeetingFilter | null | undefined): void {
   const after = filter?.startedAfter;
   const before = filter?.startedBefore;
@@ -81,9 +69,8 @@ function checkFilter(filter: MeetingFilter | null | undefined): void {
 /** The viewer's meetings at the context's site, as a base query (no order, no window). */
 function viewerMeetingsQuery(ctx: MemberContext, filter: MeetingFilter | null | undefined): Knex.QueryBuilder {
   const { db } = ctx;
-  const query = db('meetings')
-    .select(MEETING_COLUMNS)
-    .where('meetings.site_id', ctx.site.id)
+  const query = meetingsOfSite(db, ctx.site.id)
+    .select(meetingColumns())
     .where((own) => {
       own
         .where((seat) => {
@@ -107,37 +94,26 @@ function viewerMeetingsQuery(ctx: MemberContext, filter: MeetingFilter | null | 
   return query;
 }
 
-function meetingState(value: string): MeetingState {
-  return (MEETING_STATES as readonly string[]).includes(value) ? (value as MeetingState) : 'available';
-}
-
-function optionalId(value: number | string | null): number | null {
-  return value === null ? null : Number(value);
-}
-
 /** A meeting is live from its start (inclusive) to its end (exclusive), unless canceled. */
 export function isMeetingLive(meeting: { state: MeetingState; startsAt: Date; endsAt: Date }, now: Date): boolean {
   return meeting.state !== 'canceled' && meeting.startsAt.getTime() <= now.getTime() && now.getTime() < meeting.endsAt.getTime();
 }
 
 function toViewerMeeting(ctx: MemberContext, row: MeetingRow): ViewerMeeting {
-  const dbId = Number(row.id);
-  const studyGroupId = optionalId(row.study_group_id);
-  const startsAt = requireDate(row.starts_at);
-  const endsAt = requireDate(row.ends_at);
-  const state = meetingState(row.state);
-  const live = isMeetingLive({ state, startsAt, endsAt }, ctx.now);
+  const meeting = meetingFromRow(row);
+  const { id: dbId, studyGroupId, state, startsAt, endsAt } = meeting;
+  const live = isMeetingLive(meeting, ctx.now);
   return {
     id: encodeNodeId('ConsultingMeeting', dbId),
     dbId,
     kind: studyGroupId === null ? 'CONSULTING_SLOT' : 'STUDY_GROUP',
-    serviceId: studyGroupId === null ? optionalId(row.service_id) : null,
+    serviceId: studyGroupId === null ? meeting.serviceId : null,
     studyGroupId,
     state,
     startsAt,
     endsAt,
     startedAt: Math.floor(startsAt.getTime() / 1000),
-    roomUrl: live ? (row.room_url ?? '') : '',
+    roomUrl: live ? (meeting.roomUrl ?? '') : '',
   };
 }
 
@@ -149,7 +125,7 @@ function toViewerMeeting(ctx: MemberContext, row: MeetingRow): ViewerMeeting {
 export async function listViewerMeetings(ctx: MemberContext, args: PageArgs & { filter?: MeetingFilter | null }): Promise<Page<ViewerMeeting>> {
   checkFilter(args.filter);
   const window = pageWindow(args, SPEC_LIMITED, MEETING_ORDER);
-  const page = await fetchPage<MeetingRow>(() => viewerMeetingsQuery(ctx, args.filter), MEETING_ORDER, window);
+  const page = await fetchPage<MeetingRow & Record<string, unknown>>(() => viewerMeetingsQuery(ctx, args.filter), MEETING_ORDER, window);
   return { ...page, nodes: page.nodes.map((row) => toViewerMeeting(ctx, row)) };
 }
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { requireDate } from '../db/connection.js';
+import { MEETING_STATES, meetingColumns, meetingFromRow, type MeetingRow, type MeetingState } from '../data/meetings.js';
 import { consultingServiceColumns, consultingServiceFromRow, consultingServicesOfSite, coursesOfServices, type ConsultingServiceRow } from '../data/consulting-services.js';
 import { compareSlots, consultingSlotColumns, consultingSlotFromRow, currentSlots, weekdayName, type ConsultingSlotRow, type Weekday } from '../data/consulting-slots.js';
 import { ValidationError } from '../shared/errors.js';
@@ -7,9 +7,7 @@ import type { MemberContext } from './context.js';
 import { trimPage } from '../db/keyset.js';
 import { DEFAULT_LIMITS, encodeCursor, fetchPage, pageFlags, pageWindow, withinWindow, type Page, type PageArgs, type PageWindow, type SortKey } from './pagination.js';
 
-/** Meeting states, spelled as the spec spells them (spec: Meeting `state`). */
-export const MEETING_STATES = ['available', 'scheduled', 'canceled'] as const;
-export type MeetingState = (typeof MEETING_STATES)[number];
+export { MEETING_STATES, type MeetingState } from '../data/meetings.js';
 
 export { WEEKDAYS, type Weekday } from '../data/consulting-slots.js';
 
@@ -195,19 +193,7 @@ const SERVICE_MEETINGS_ORDER: SortKey = [
   { column: 'm.id', descending: true },
 ];
 
-interface ServiceMeetingRow {
-  id: number;
-  service_id: number;
-  starts_at: unknown;
-  ends_at: unknown;
-  state: string;
-  capacity: number;
-  attendees_count: number | string;
-}
-
-function meetingState(stored: string): MeetingState {
-  return (MEETING_STATES as readonly string[]).includes(stored) ? (stored as MeetingState) : 'available';
-}
+type ServiceMeetingRow = MeetingRow & { attendees_count: number | string };
 
 function checkFilter(filter: MeetingFilter | null | undefined): void {
   for (const bound of ['startedAfter', 'startedBefore'] as const) {
@@ -247,12 +233,7 @@ async function loadServiceMeetingPages(ctx: MemberContext, serviceIds: readonly 
   const direction = reverse ? 'asc' : 'desc';
   const ranked = reservedMeetings(ctx, serviceIds, filter)
     .select(
-      'm.id as id',
-      'm.service_id as service_id',
-      'm.starts_at as starts_at',
-      'm.ends_at as ends_at',
-      'm.state as state',
-      'm.capacity as capacity',
+      ...meetingColumns('m'),
       ctx.db.raw('(select count(*) from meeting_seats as cs where cs.meeting_id = m.id and cs.canceled_at is null) as attendees_count'),
       ctx.db.raw(`row_number() over (partition by m.service_id order by m.starts_at ${direction}, m.id ${direction}) as row_rank`),
     );
@@ -275,17 +256,10 @@ async function loadServiceMeetingPages(ctx: MemberContext, serviceIds: readonly 
   return serviceIds.map((serviceId) => {
     const found = rowsByService.get(serviceId) ?? [];
     const page = trimPage(found, window.size, reverse);
-    const nodes = page.rows.map(
-      (row): ServiceMeetingRecord => ({
-        id: Number(row.id),
-        serviceId: Number(row.service_id),
-        state: meetingState(row.state),
-        startAt: requireDate(row.starts_at),
-        endAt: requireDate(row.ends_at),
-        attendeesCount: Number(row.attendees_count),
-        capacity: Number(row.capacity),
-      }),
-    );
+    const nodes = page.rows.map((row): ServiceMeetingRecord => {
+      const meeting = meetingFromRow(row);
+      return { id: meeting.id, serviceId, state: meeting.state, startAt: meeting.startsAt, endAt: meeting.endsAt, attendeesCount: Number(row.attendees_count), capacity: meeting.capacity };
+    });
     return {
       nodes,
       cursors: nodes.map((node) => encodeCursor([node.startAt.getTime(), node.id])),

@@ -1,13 +1,14 @@
 import { actorIds, clientIdsByRef, recordedActor, type Actor, type RecordedActor } from '../clients/actors.js';
 import type { Database } from '../db/connection.js';
 import { requireDate, toDate } from '../db/connection.js';
+import { consultingSlotColumns, consultingSlotFromRow, type ConsultingSlotRow } from '../data/consulting-slots.js';
+import { meetingColumns, meetingFromRow, meetingsOfSite, type MeetingRow, type MeetingState } from '../data/meetings.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { MemberContext } from '../member/context.js';
 import { meetingAttendeesCount } from '../member/meetings.js';
-import { MEETING_STATES, type MeetingState } from '../member/services.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
 import type { Site } from '../sites/sites.js';
-import { memberRefs, optionalNumber, webUrlProblem, type MemberRef } from './common.js';
+import { memberRefs, webUrlProblem, type MemberRef } from './common.js';
 import { requireService, type SlotRecord } from './consulting.js';
 
 /**
@@ -54,30 +55,6 @@ export interface MeetingWithSeats extends MeetingRecord {
   seats: SeatRecord[];
 }
 
-interface MeetingRow {
-  id: number | string;
-  service_id: number | string | null;
-  slot_id: number | string | null;
-  study_group_id: number | string | null;
-  state: string;
-  starts_at: unknown;
-  ends_at: unknown;
-  capacity: number | string;
-  room_url: string | null;
-  confirmed_at: unknown;
-  confirmed_by_user_id: number | string | null;
-  confirmed_by_client_ref: number | string | null;
-  canceled_at: unknown;
-  cancel_reason: string | null;
-  version: number | string;
-  created_at: unknown;
-  updated_at: unknown;
-}
-
-function stateOf(value: string): MeetingState {
-  return (MEETING_STATES as readonly string[]).includes(value) ? (value as MeetingState) : 'available';
-}
-
 /**
  * Records with attendeesCount from the member layer's meetingAttendeesCount (seats not canceled; the roster size for
  * a study-group meeting). One MemberContext per call: its loaders batch the page into one query per kind.
@@ -88,28 +65,27 @@ async function meetingsFromRows(db: Database, site: Site, by: Actor, rows: reado
   const clientIds = await clientIdsByRef(db, rows.map((row) => row.confirmed_by_client_ref));
   return Promise.all(
     rows.map(async (row) => {
-      const id = Number(row.id);
-      const studyGroupId = optionalNumber(row.study_group_id);
+      const { confirmedByClientRef, ...meeting } = meetingFromRow(row);
       return {
-        id,
-        kind: studyGroupId === null ? 'consulting' : 'study_group',
-        serviceId: optionalNumber(row.service_id),
-        slotId: optionalNumber(row.slot_id),
-        studyGroupId,
-        state: stateOf(row.state),
-        startsAt: requireDate(row.starts_at),
-        endsAt: requireDate(row.ends_at),
-        capacity: Number(row.capacity),
-        attendeesCount: await meetingAttendeesCount(ctx, { dbId: id, studyGroupId }),
-        roomUrl: row.room_url,
-        confirmedAt: toDate(row.confirmed_at),
-        confirmedByUserId: optionalNumber(row.confirmed_by_user_id),
-        confirmedBy: recordedActor(row.confirmed_by_user_id, row.confirmed_by_client_ref, clientIds),
-        canceledAt: toDate(row.canceled_at),
-        cancelReason: row.cancel_reason,
-        version: Number(row.version),
-        createdAt: requireDate(row.created_at),
-        updatedAt: requireDate(row.updated_at),
+        id: meeting.id,
+        kind: meeting.studyGroupId === null ? 'consulting' : 'study_group',
+        serviceId: meeting.serviceId,
+        slotId: meeting.slotId,
+        studyGroupId: meeting.studyGroupId,
+        state: meeting.state,
+        startsAt: meeting.startsAt,
+        endsAt: meeting.endsAt,
+        capacity: meeting.capacity,
+        attendeesCount: await meetingAttendeesCount(ctx, { dbId: meeting.id, studyGroupId: meeting.studyGroupId }),
+        roomUrl: meeting.roomUrl,
+        confirmedAt: meeting.confirmedAt,
+        confirmedByUserId: meeting.confirmedByUserId,
+        confirmedBy: recordedActor(meeting.confirmedByUserId, confirmedByClientRef, clientIds),
+        canceledAt: meeting.canceledAt,
+        cancelReason: meeting.cancelReason,
+        version: meeting.version,
+        createdAt: meeting.createdAt,
+        updatedAt: meeting.updatedAt,
       } satisfies MeetingRecord;
     }),
   );
@@ -134,7 +110,7 @@ async function seatsOf(db: Database, siteId: number, meetingId: number): Promise
 }
 
 export async function requireMeeting(db: Database, site: Site, by: Actor, meetingId: number): Promise<MeetingWithSeats> {
-  const row = (await db('meetings').where({ id: meetingId, site_id: site.id }).first()) as MeetingRow | undefined;
+  const row = (await meetingsOfSite(db, site.id).where('meetings.id', meetingId).first(meetingColumns())) as MeetingRow | undefined;
   const [meeting] = row ? await meetingsFromRows(db, site, by, [row]) : [];
   if (!meeting) throw new NotFoundError(`This site has no meeting ${meetingId}.`);
   return { ...meeting, seats: meeting.kind === 'consulting' ? await seatsOf(db, site.id, meetingId) : [] };
@@ -156,7 +132,7 @@ const MEETING_SORTS: SortColumns<'startsAt'> = {
 
 /** One keyset page of the site's meetings of both kinds, newest start first unless `sort` says otherwise. */
 export async function listMeetings(db: Database, site: Site, by: Actor, filters: MeetingFilters, query: ListQuery): Promise<{ meetings: MeetingRecord[]; nextCursor: string | null }> {
-  const builder = db('meetings').where({ site_id: site.id });
+  const builder = meetingsOfSite(db, site.id).select(meetingColumns());
   if (filters.serviceId !== undefined) builder.andWhere('service_id', filters.serviceId);
   if (filters.kind === 'consulting') builder.whereNull('study_group_id');
   if (filters.kind === 'study_group') builder.whereNotNull('study_group_id');
@@ -198,23 +174,8 @@ export interface NewConsultingMeeting {
 }
 
 async function slotOfService(db: Database, serviceId: number, slotId: number): Promise<SlotRecord | null> {
-  const row = (await db('consulting_slots').where({ id: slotId, service_id: serviceId }).first()) as Record<string, unknown> | undefined;
-  if (!row) return null;
-  return {
-    id: Number(row.id),
-    serviceId,
-    weekday: Number(row.weekday),
-    startTime: String(row.start_time),
-    durationMinutes: Number(row.duration_minutes),
-    timezone: String(row.timezone),
-    capacity: Number(row.capacity),
-    hostUserId: optionalNumber(row.host_user_id),
-    validFrom: toDate(row.valid_from),
-    validUntil: toDate(row.valid_until),
-    version: Number(row.version),
-    createdAt: requireDate(row.created_at),
-    updatedAt: requireDate(row.updated_at),
-  };
+  const row = (await db('consulting_slots').where({ 'consulting_slots.id': slotId, 'consulting_slots.service_id': serviceId }).first(consultingSlotColumns())) as ConsultingSlotRow | undefined;
+  return row ? consultingSlotFromRow(row) : null;
 }
 
 /** Opens a meeting of the service, state `available`; durations and capacity default to the slot's, else the service's. */
