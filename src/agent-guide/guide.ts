@@ -247,7 +247,7 @@ export function renderAgentGuide(inputs: GuideInputs): string {
           'GraphQL (403), admin API (403), MCP (tool error)',
           `The token lacks a scope; \`WWW-Authenticate\` (HTTP) or the tool error names it. Authorize again asking for it.${variant.memberGraphql.scopeGate === 'per-field' ? ' In GraphQL, a token with one account scope where a field needs the other gets HTTP 200 with an `errors` entry (`INSUFFICIENT_SCOPE`): match on `errors`, not on the status code.' : ''}`,
         ],
-        ['`temporarily_unavailable` (503)', 'any endpoint', 'The service could not reach a verdict (its database is unreachable). There is no `WWW-Authenticate`: **keep your tokens** and retry after `Retry-After` seconds.'],
+        ['`temporarily_unavailable` (503)', 'any endpoint', 'The service could not reach a verdict (its database is unreachable, or a write lost a conflict with another instance after its retries). There is no `WWW-Authenticate`: **keep your tokens** and retry after `Retry-After` seconds.'],
         ['`site_not_found` (404)', 'any URL', 'No school is configured at that origin; check the origin.'],
       ],
     ),

@@ -60,7 +60,7 @@ export function isTransactionConflict(error: unknown): boolean {
   return /\bWSREP\b.*\b(conflict|aborted|certification)\b/i.test(error.message) || /wsrep aborted transaction/i.test(error.message);
 }
 
-/** Errors Koa or its middleware raise themselves (body parser, ctx.throw) carry an HTTP status. */
+/** Errors Koa or its middleware raise themselves (ctx.throw, a library with an HTTP status) carry one. */
 function httpStatusOf(error: unknown): number | null {
   const status = (error as { status?: unknown } | null)?.status;
   return typeof status === 'number' && status >= 400 && status < 600 ? status : null;

@@ -17,7 +17,7 @@ const MAX_DEPTH = 8;
 const SECRET_PARAM_NAMES = 'code|code_verifier|access_token|refresh_token|id_token|client_secret|password|token';
 /** `code=…` in a URL query or fragment, or in an application/x-www-form-urlencoded body. */
 const SECRET_PARAM = new RegExp(`(^|[?&#;])(${SECRET_PARAM_NAMES})=[^&#\\s"'<>]*`, 'gi');
-/** `"client_secret": "…"` in a JSON text (a raw request body kept on a parser error). */
+/** `"client_secret": "…"` in a JSON text (a raw request body quoted in an error or a log line). */
 const SECRET_JSON_MEMBER = new RegExp(`"(${SECRET_PARAM_NAMES})"\\s*:\\s*"(?:[^"\\\\]|\\\\.)*"`, 'gi');
 /** RFC 6750 2.1 / RFC 7617 credentials spelled out in text (b64token charset). */
 const CREDENTIALS = /\b(Bearer|Basic)\s+[\w\-.~+/]+=*/gi;

@@ -205,7 +205,7 @@ export function adminApi(services: Services): Middleware<SiteState> {
       ctx.set(call.deprecated.headers(site.origin));
       if (call.principal) {
         const { client } = call.principal.token;
-        await recordDeprecatedUses({ db, metrics, log: ctx.state.log }, { siteId: site.id, client, api: 'admin', elements: [call.deprecated.deprecation.element] });
+        recordDeprecatedUses({ db, metrics, log: ctx.state.log }, { siteId: site.id, client, api: 'admin', elements: [call.deprecated.deprecation.element] });
       }
     }
   };
