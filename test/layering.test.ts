@@ -73,6 +73,12 @@ describe('layering: what a module of src/ may import (npm run lint)', function (
   after(() => {
     for (const root of fixtures) fs.rmSync(root, { recursive: true, force: true });
   });
+  /** The check fails on a throwaway tree of these files, and its report names each of `findings`. */
+  const expectRefused = async (files: Record<string, string>, ...findings: string[]) => {
+    const { status, report } = await checkLayers(fixture(files));
+    expect(status, report).to.not.equal(0);
+    for (const finding of findings) expect(report).to.contain(finding);
+  };
 
   it('passes on the tree as it is: no import runs up a floor beyond the listed exceptions, and no cycle', async () => {
     const { status, report } = await checkLayers(PROJECT_ROOT);
@@ -95,43 +101,43 @@ describe('layering: what a module of src/ may import (npm run lint)', function (
   });
 
   it('fails on a deliberate violation: a foundation module importing an interface', async () => {
-    const root = fixture({
-      'src/oauth/errors.ts': 'export class OAuthError extends Error {}\n',
-      'src/shared/probe.ts': "import { OAuthError } from '../oauth/errors.js';\n\nexport const probe = new OAuthError('up a floor');\n",
-    });
-    const { status, report } = await checkLayers(root);
-    expect(status).to.not.equal(0);
-    expect(report).to.contain('import-from-a-higher-floor: src/shared/probe.ts → src/oauth/errors.ts');
+    await expectRefused(
+      {
+        'src/oauth/errors.ts': 'export class OAuthError extends Error {}\n',
+        'src/shared/probe.ts': "import { OAuthError } from '../oauth/errors.js';\n\nexport const probe = new OAuthError('up a floor');\n",
+      },
+      'import-from-a-higher-floor: src/shared/probe.ts → src/oauth/errors.ts',
+    );
   });
 
   it('counts a type-only import as much as a value import', async () => {
-    const root = fixture({
-      'src/http/state.ts': 'export interface RequestState { requestId: string }\n',
-      'src/db/probe.ts': "import type { RequestState } from '../http/state.js';\n\nexport const probe = (state: RequestState) => state.requestId;\n",
-    });
-    const { status, report } = await checkLayers(root);
-    expect(status).to.not.equal(0);
-    expect(report).to.contain('import-from-a-higher-floor: src/db/probe.ts → src/http/state.ts');
+    await expectRefused(
+      {
+        'src/http/state.ts': 'export interface RequestState { requestId: string }\n',
+        'src/db/probe.ts': "import type { RequestState } from '../http/state.js';\n\nexport const probe = (state: RequestState) => state.requestId;\n",
+      },
+      'import-from-a-higher-floor: src/db/probe.ts → src/http/state.ts',
+    );
   });
 
   it('fails on an import cycle, even within one floor', async () => {
-    const root = fixture({
-      'src/accounts/first.ts': "import { second } from './second.js';\n\nexport const first = () => second;\n",
-      'src/accounts/second.ts': "import { first } from './first.js';\n\nexport const second = () => first;\n",
-    });
-    const { status, report } = await checkLayers(root);
-    expect(status).to.not.equal(0);
-    expect(report).to.contain('no-circular');
+    await expectRefused(
+      {
+        'src/accounts/first.ts': "import { second } from './second.js';\n\nexport const first = () => second;\n",
+        'src/accounts/second.ts': "import { first } from './first.js';\n\nexport const second = () => first;\n",
+      },
+      'no-circular',
+    );
   });
 
   it('fails on a module in a folder no floor names', async () => {
-    const root = fixture({
-      'src/shared/time.ts': 'export const now = () => new Date();\n',
-      'src/elsewhere/probe.ts': "import { now } from '../shared/time.js';\n\nexport const probe = now();\n",
-    });
-    const { status, report } = await checkLayers(root);
-    expect(status).to.not.equal(0);
-    expect(report).to.contain('module-on-no-floor: src/elsewhere/probe.ts');
+    await expectRefused(
+      {
+        'src/shared/time.ts': 'export const now = () => new Date();\n',
+        'src/elsewhere/probe.ts': "import { now } from '../shared/time.js';\n\nexport const probe = now();\n",
+      },
+      'module-on-no-floor: src/elsewhere/probe.ts',
+    );
   });
 
   it('lets a module import its own floor and the floors below it', async () => {
