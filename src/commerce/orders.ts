@@ -6,20 +6,30 @@ import {
   adjustmentFromRow,
   invoiceFromRow,
   knownStoredPaymentTypes,
-  lineItemKindOf,
-  PAYMENT_COLUMNS,
+  lineItemFromRow,
   paymentFromRow,
   storedPaymentStates,
   storedPaymentTypes,
   storedRefundingStates,
   type PaymentLineItemKind,
-  type PaymentRow,
   type PaymentState,
   type PaymentType,
   type RefundingState,
   type ViewerPayment,
   type ViewerPaymentInvoice,
 } from '../member/payments.js';
+import {
+  adjustmentsOfPayments,
+  existingItemKeys,
+  invoicesOfPayments,
+  lineItemsOfPayments,
+  PAYMENT_COLUMNS,
+  paymentsOfSite,
+  type PaymentAdjustmentRow,
+  type PaymentInvoiceRow,
+  type PaymentLineItemRow,
+  type PaymentRow,
+} from '../data/payments.js';
 import { NotFoundError } from '../shared/errors.js';
 import { moneyOf } from './common.js';
 import type { Money } from '../shared/money.js';
@@ -111,8 +121,7 @@ function lower<T extends string>(value: T): Lowercase<T> {
 }
 
 function ordersQuery(db: Database, siteId: number): Knex.QueryBuilder {
-  return joinSiteProfile(db('payments').join('users', 'users.id', 'payments.user_id'), siteId, 'payments.user_id')
-    .where('payments.site_id', siteId)
+  return joinSiteProfile(paymentsOfSite(db, siteId).join('users', 'users.id', 'payments.user_id'), siteId, 'payments.user_id')
     .select([...PAYMENT_COLUMNS, 'payments.user_id', 'payments.updated_at', 'payments.installment_interval', profileColumn(db, 'name', 'member_name'), 'users.email as member_email']);
 }
 
@@ -219,52 +228,7 @@ export async function listOrders(db: Database, siteId: number, filters: OrderFil
 
 // --- One order --------------------------------------------------------------------------------------------------------
 
-interface LineItemRow {
-  item_kind: string;
-  item_id: number | string | null;
-  title: string;
-  quantity: number | string;
-  unit_amount: number | string;
-  amount: number | string;
-}
-
-interface AdjustmentRow {
-  kind: string;
-  code: string | null;
-  title: string;
-  amount: number | string;
-  coupon_id: number | string | null;
-}
-
-interface InvoiceRow {
-  invoice_no: string | null;
-  kind: string;
-  title: string | null;
-  tax_id: string | null;
-  carrier: string | null;
-  status: string;
-  issued_at: unknown;
-}
-
-/** Which of the lines' items still exist at the site: one query per table the lines point into. */
-async function existingItems(db: Database, siteId: number, lines: readonly LineItemRow[]): Promise<Set<string>> {
-  const byTable = new Map<string, Set<number>>();
-  for (const line of lines) {
-    const { table } = lineItemKindOf(line.item_kind);
-    if (table === null || line.item_id === null) continue;
-    const ids = byTable.get(table) ?? new Set<number>();
-    ids.add(Number(line.item_id));
-    byTable.set(table, ids);
-  }
-  const found = new Set<string>();
-  for (const [table, ids] of byTable) {
-    const rows = (await db(table).where('site_id', siteId).whereIn('id', [...ids]).select('id')) as Array<{ id: number | string }>;
-    for (const row of rows) found.add(`${table}:${Number(row.id)}`);
-  }
-  return found;
-}
-
-function invoiceOf(row: InvoiceRow | undefined): OrderInvoice | null {
+function invoiceOf(row: PaymentInvoiceRow | undefined): OrderInvoice | null {
   if (!row) return null;
   const invoice = invoiceFromRow(row);
   return {
@@ -284,24 +248,27 @@ export async function requireOrder(db: Database, siteId: number, orderId: number
   if (!row) throw new NotFoundError(`This site has no order ${orderId}.`);
   const payment = paymentFromRow(row, now);
   const currency = payment.currency;
-  const [lines, adjustmentRows, invoiceRow] = await Promise.all([
-    db('payment_line_items').where('payment_id', orderId).orderBy('position').orderBy('id').select('item_kind', 'item_id', 'title', 'quantity', 'unit_amount', 'amount') as Promise<LineItemRow[]>,
-    db('payment_adjustments').where('payment_id', orderId).orderBy('position').orderBy('id').select('kind', 'code', 'title', 'amount', 'coupon_id') as Promise<AdjustmentRow[]>,
-    db('payment_invoices').where('payment_id', orderId).first('invoice_no', 'kind', 'title', 'tax_id', 'carrier', 'status', 'issued_at') as Promise<InvoiceRow | undefined>,
+  const [lineRows, adjustmentRows, invoiceRows] = await Promise.all([
+    lineItemsOfPayments(db, [orderId]) as Promise<PaymentLineItemRow[]>,
+    adjustmentsOfPayments(db, [orderId]) as Promise<PaymentAdjustmentRow[]>,
+    invoicesOfPayments(db, [orderId]) as Promise<PaymentInvoiceRow[]>,
   ]);
-  const existing = await existingItems(db, siteId, lines);
-  const lineItems = lines.map((line): OrderLineItem => {
-    const { kind, table } = lineItemKindOf(line.item_kind);
-    const itemId = line.item_id === null ? null : Number(line.item_id);
-    return {
-      kind: lower(kind),
-      itemId: table !== null && itemId !== null && existing.has(`${table}:${itemId}`) ? itemId : null,
+  const lines = lineRows.map(lineItemFromRow);
+  const existing = await existingItemKeys(
+    db,
+    siteId,
+    lines.flatMap((line) => (line.itemKey === null ? [] : [line.itemKey])),
+  );
+  const lineItems = lines.map(
+    (line): OrderLineItem => ({
+      kind: lower(line.kind),
+      itemId: line.itemKey !== null && existing.has(line.itemKey) ? line.itemId : null,
       title: line.title,
-      quantity: Number(line.quantity),
-      unitAmount: moneyOf(line.unit_amount, currency),
+      quantity: line.quantity,
+      unitAmount: moneyOf(line.unitAmount, currency),
       amount: moneyOf(line.amount, currency),
-    };
-  });
+    }),
+  );
   const adjustments = adjustmentRows.map((adjustmentRow): OrderAdjustment => {
     const adjustment = adjustmentFromRow(adjustmentRow);
     return {
@@ -328,7 +295,7 @@ export async function requireOrder(db: Database, siteId: number, orderId: number
     refundedAt: payment.refundedAt,
     lineItems,
     adjustments,
-    invoice: invoiceOf(invoiceRow),
+    invoice: invoiceOf(invoiceRows[0]),
     installment: payment.installment
       ? {
           count: payment.installment.count,

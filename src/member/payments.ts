@@ -1,5 +1,18 @@
 import type { Knex } from 'knex';
 import { requireDate, toDate } from '../db/connection.js';
+import {
+  adjustmentsOfPayments,
+  byPayment,
+  existingItemKeys,
+  invoicesOfPayments,
+  lineItemsOfPayments,
+  PAYMENT_COLUMNS,
+  paymentsOfSite,
+  type PaymentAdjustmentRow,
+  type PaymentInvoiceRow,
+  type PaymentLineItemRow,
+  type PaymentRow,
+} from '../data/payments.js';
 import type { MemberContext } from './context.js';
 import { encodeNodeId, type NodeType } from './ids.js';
 import { fetchPage, pageWindow, SPEC_LIMITED, type Page, type PageArgs, type SortKey } from './pagination.js';
@@ -173,54 +186,12 @@ const PAYMENT_ORDER: SortKey = [
   { column: 'payments.id', descending: true },
 ];
 
-export interface PaymentRow extends Record<string, unknown> {
-  id: number | string;
-  trade_no: string;
-  amount: number | string;
-  currency: string;
-  payment_type: string | null;
-  payment_state: string;
-  paid_at: unknown;
-  bank_code: string | null;
-  bank_name: string | null;
-  code_no: string | null;
-  expired_at: unknown;
-  installment_count: number | string | null;
-  installment_amount: number | string | null;
-  refunding_state: string;
-  refunded_amount: number | string;
-  refunded_at: unknown;
-  refund_requested_at: unknown;
-  created_at: unknown;
-}
-
-export const PAYMENT_COLUMNS = [
-  'id',
-  'trade_no',
-  'amount',
-  'currency',
-  'payment_type',
-  'payment_state',
-  'paid_at',
-  'bank_code',
-  'bank_name',
-  'code_no',
-  'expired_at',
-  'installment_count',
-  'installment_amount',
-  'refunding_state',
-  'refunded_amount',
-  'refunded_at',
-  'refund_requested_at',
-  'created_at',
-].map((column) => `payments.${column}`);
+export { PAYMENT_COLUMNS, type PaymentRow } from '../data/payments.js';
 
 /** The viewer's listed payments at the context's site (spec: Payment node rules 2 and 3). */
 function viewerPaymentsQuery(ctx: MemberContext): Knex.QueryBuilder {
-  return ctx
-    .db('payments')
+  return paymentsOfSite(ctx.db, ctx.site.id)
     .select(PAYMENT_COLUMNS)
-    .where('payments.site_id', ctx.site.id)
     .where('payments.user_id', ctx.userId)
     .whereNot((abandoned) => {
       // Held back: no method chosen, still unpaid, deadline not reached (or none).
@@ -286,57 +257,32 @@ export async function listViewerPayments(ctx: MemberContext, args: PageArgs): Pr
 }
 
 /** Rows of a payment sub-table for many payments in one query, grouped by payment id in `keys` order. */
-async function rowsByPayment<Row extends { payment_id: number | string }>(keys: readonly number[], query: () => Knex.QueryBuilder): Promise<Row[][]> {
-  const rows = (await query().whereIn('payment_id', [...new Set(keys)])) as Row[];
-  const grouped = new Map<number, Row[]>();
-  for (const row of rows) {
-    const key = Number(row.payment_id);
-    const list = grouped.get(key);
-    if (list) list.push(row);
-    else grouped.set(key, [row]);
-  }
-  return keys.map((key) => grouped.get(key) ?? []);
-}
-
-interface AdjustmentRow {
-  payment_id: number | string;
-  kind: string;
-  code: string | null;
-  title: string;
-  amount: number | string;
+async function rowsByPayment<Row extends { payment_id: number | string }>(keys: readonly number[], query: Knex.QueryBuilder): Promise<Row[][]> {
+  return byPayment(keys, (await query) as Row[]);
 }
 
 /** Coupon and promotion lines of one of the viewer's payments, in position order; batched per request. */
 export async function paymentAdjustments(ctx: MemberContext, payment: Pick<ViewerPayment, 'dbId'>): Promise<ViewerPaymentAdjustment[]> {
   const rows = await ctx
-    .loader<number, AdjustmentRow[]>('viewerPayments.adjustments', (ids) =>
-      rowsByPayment<AdjustmentRow>(ids, () => ctx.db('payment_adjustments').select('payment_id', 'kind', 'code', 'title', 'amount').orderBy('position').orderBy('id')),
+    .loader<number, PaymentAdjustmentRow[]>('viewerPayments.adjustments', (ids) =>
+      rowsByPayment<PaymentAdjustmentRow>(ids, adjustmentsOfPayments(ctx.db, ids)),
     )
     .load(payment.dbId);
   return rows.map(adjustmentFromRow);
 }
 
 /** One coupon or promotion line as every interface reports it. */
-export function adjustmentFromRow(row: Pick<AdjustmentRow, 'kind' | 'code' | 'title' | 'amount'>): ViewerPaymentAdjustment {
+export function adjustmentFromRow(row: Pick<PaymentAdjustmentRow, 'kind' | 'code' | 'title' | 'amount'>): ViewerPaymentAdjustment {
   const kind: PaymentAdjustmentKind = row.kind.toLowerCase() === 'coupon' ? 'COUPON' : 'PROMOTION';
   return { kind, code: kind === 'COUPON' ? row.code : null, title: row.title, amount: money(row.amount) };
 }
 
-interface InvoiceRow {
-  payment_id: number | string;
-  invoice_no: string | null;
-  kind: string;
-  title: string | null;
-  tax_id: string | null;
-  status: string;
-  issued_at: unknown;
-}
 
 /** The invoice of one of the viewer's payments, or null; batched per request. */
 export async function paymentInvoice(ctx: MemberContext, payment: Pick<ViewerPayment, 'dbId'>): Promise<ViewerPaymentInvoice | null> {
   const rows = await ctx
-    .loader<number, InvoiceRow[]>('viewerPayments.invoice', (ids) =>
-      rowsByPayment<InvoiceRow>(ids, () => ctx.db('payment_invoices').select('payment_id', 'invoice_no', 'kind', 'title', 'tax_id', 'status', 'issued_at')),
+    .loader<number, PaymentInvoiceRow[]>('viewerPayments.invoice', (ids) =>
+      rowsByPayment<PaymentInvoiceRow>(ids, invoicesOfPayments(ctx.db, ids)),
     )
     .load(payment.dbId);
   const row = rows[0];
@@ -344,7 +290,7 @@ export async function paymentInvoice(ctx: MemberContext, payment: Pick<ViewerPay
 }
 
 /** An invoice row as every interface reports it. */
-export function invoiceFromRow(row: Omit<InvoiceRow, 'payment_id'>): ViewerPaymentInvoice {
+export function invoiceFromRow(row: Omit<PaymentInvoiceRow, 'payment_id'>): ViewerPaymentInvoice {
   const type = INVOICE_TYPES[row.kind.toLowerCase()] ?? 'PERSONAL';
   return {
     number: row.invoice_no,
@@ -356,67 +302,50 @@ export function invoiceFromRow(row: Omit<InvoiceRow, 'payment_id'>): ViewerPayme
   };
 }
 
-interface LineItemRow {
-  payment_id: number | string;
-  item_kind: string;
-  item_id: number | string | null;
-  title: string;
-  quantity: number | string;
-  unit_amount: number | string;
-  amount: number | string;
-}
-
-/** A stored line-item kind as the API reports it, with the table its item id points into (none for OTHER lines). */
-export function lineItemKindOf(itemKind: string): { kind: PaymentLineItemKind; table: string | null } {
-  const target = LINE_ITEM_KINDS[itemKind.toLowerCase()];
-  return target ? { kind: target.kind, table: target.table } : { kind: 'OTHER', table: null };
-}
 
 /** Which `table:id` item references still exist at the site: one query per referenced table per request. */
 function existingItems(ctx: MemberContext) {
   return ctx.loader<string, boolean>('viewerPayments.lineItemTargets', async (keys) => {
-    const byTable = new Map<string, number[]>();
-    for (const key of keys) {
-      const [table, id] = key.split(':');
-      if (table === undefined || id === undefined) continue;
-      const ids = byTable.get(table);
-      if (ids) ids.push(Number(id));
-      else byTable.set(table, [Number(id)]);
-    }
-    const found = new Set<string>();
-    await Promise.all(
-      [...byTable].map(async ([table, ids]) => {
-        const rows = (await ctx.db(table).where('site_id', ctx.site.id).whereIn('id', [...new Set(ids)]).select('id')) as Array<{ id: number | string }>;
-        for (const row of rows) found.add(`${table}:${Number(row.id)}`);
-      }),
-    );
+    const found = await existingItemKeys(ctx.db, ctx.site.id, keys);
     return keys.map((key) => found.has(key));
   });
+}
+
+/** One purchased line as every interface reads it; `itemKey` is the `table:id` its item would have (null for none). */
+export function lineItemFromRow(row: PaymentLineItemRow): { kind: PaymentLineItemKind; nodeType: NodeType | null; itemId: number | null; itemKey: string | null; title: string; quantity: number; unitAmount: number; amount: number } {
+  const target = LINE_ITEM_KINDS[row.item_kind.toLowerCase()];
+  const itemId = row.item_id === null ? null : Number(row.item_id);
+  return {
+    kind: target?.kind ?? 'OTHER',
+    nodeType: target?.nodeType ?? null,
+    itemId,
+    itemKey: target !== undefined && itemId !== null ? `${target.table}:${itemId}` : null,
+    title: row.title,
+    quantity: Number(row.quantity),
+    unitAmount: money(row.unit_amount),
+    amount: money(row.amount),
+  };
 }
 
 /** Purchased lines of one of the viewer's payments, in position order; batched per request. */
 export async function paymentLineItems(ctx: MemberContext, payment: Pick<ViewerPayment, 'dbId'>): Promise<ViewerPaymentLineItem[]> {
   const rows = await ctx
-    .loader<number, LineItemRow[]>('viewerPayments.lineItems', (ids) =>
-      rowsByPayment<LineItemRow>(ids, () =>
-        ctx.db('payment_line_items').select('payment_id', 'item_kind', 'item_id', 'title', 'quantity', 'unit_amount', 'amount').orderBy('position').orderBy('id'),
-      ),
+    .loader<number, PaymentLineItemRow[]>('viewerPayments.lineItems', (ids) =>
+      rowsByPayment<PaymentLineItemRow>(ids, lineItemsOfPayments(ctx.db, ids)),
     )
     .load(payment.dbId);
   const targets = existingItems(ctx);
   return Promise.all(
     rows.map(async (row) => {
-      const target = LINE_ITEM_KINDS[row.item_kind.toLowerCase()];
-      const itemId = row.item_id === null ? null : Number(row.item_id);
-      const nodeType = target?.nodeType ?? null;
-      const exists = target !== undefined && nodeType !== null && itemId !== null ? await targets.load(`${target.table}:${itemId}`) : false;
+      const line = lineItemFromRow(row);
+      const exists = line.nodeType !== null && line.itemKey !== null ? await targets.load(line.itemKey) : false;
       return {
-        title: row.title,
-        kind: target?.kind ?? 'OTHER',
-        quantity: Number(row.quantity),
-        unitAmount: money(row.unit_amount),
-        amount: money(row.amount),
-        productId: exists && nodeType !== null && itemId !== null ? encodeNodeId(nodeType, itemId) : null,
+        title: line.title,
+        kind: line.kind,
+        quantity: line.quantity,
+        unitAmount: line.unitAmount,
+        amount: line.amount,
+        productId: exists && line.nodeType !== null && line.itemId !== null ? encodeNodeId(line.nodeType, line.itemId) : null,
       };
     }),
   );
