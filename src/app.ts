@@ -35,11 +35,15 @@ export function createApp(services: Services): Koa<RequestState> {
 
   app.use(httpMetrics(services.metrics));
   app.use(requestLogging(logger));
-  // The OAuth JSON error (or a page for a browser) unless an interface renders its own.
-  app.use(errorHandling(jsonOrPageErrors));
+  const graphqlPath = services.variant.memberGraphql.path;
+  const probePaths = { health: '/healthz', readiness: '/readyz' } as const;
+  // The OAuth JSON error unless an interface renders its own; a page for a browser, except where clients read JSON
+  // whatever they accept: the APIs (/api/…), discovery, the member API, /mcp, the contract, the agent guide, the probes.
+  const machinePaths = { prefixes: ['/api/', '/.well-known/'], paths: [graphqlPath, MCP_PATH, OPENAPI_DOCUMENT_PATH, AGENT_GUIDE_PATH, probePaths.health, probePaths.readiness] };
+  app.use(errorHandling(jsonOrPageErrors(machinePaths)));
 
   // The process-wide probes, answered for any Host; checked by hand, not by a router every request passes through.
-  const probes: Record<string, Middleware<RequestState>> = { '/healthz': healthCheck(db), '/readyz': readinessCheck(db, services.lifecycle) };
+  const probes: Record<string, Middleware<RequestState>> = { [probePaths.health]: healthCheck(db), [probePaths.readiness]: readinessCheck(db, services.lifecycle) };
   app.use((ctx, next) => {
     const probe = ctx.method === 'GET' || ctx.method === 'HEAD' ? probes[ctx.path] : undefined;
     return probe ? probe(ctx, next) : next();
@@ -49,7 +53,6 @@ export function createApp(services: Services): Koa<RequestState> {
   const siteApp = app.use<SiteState>(siteResolution(db, createSiteCache(config.siteCacheSeconds * 1000)));
   // The admin API (/api/admin/…) and the admin area (/admin…) answer before the site's routes.
   siteApp.use(adminInterface(services));
-  const graphqlPath = services.variant.memberGraphql.path;
   // No body is read here: each route that takes one declares it (acceptBody, src/http/body.ts) or reads it itself.
   const siteRoutes = new Router<SiteState>();
   siteRoutes.get('/', homePage(services.variant));

@@ -60,7 +60,7 @@ describeEachDatabase('error pages for browsers', (scratch) => {
       expect(response.status, String(accept)).to.equal(404);
       expect(await response.json(), String(accept)).to.include({ error: 'not_found' });
     }
-    for (const path of ['/api/oauth/userinfo', '/api/admin/v1/courses', '/.well-known/no-such-document', '/api/nothing-here']) {
+    for (const path of ['/api/oauth/userinfo', '/api/admin/v1/courses', '/.well-known/no-such-document', '/api/nothing-here', '/mcp', '/member/graphql', '/healthz']) {
       const response = await get(path, BROWSER_ACCEPT);
       expect(response.headers.get('content-type'), path).to.match(/json/);
     }

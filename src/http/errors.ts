@@ -12,25 +12,32 @@ export function toAppError(error: unknown): AppError {
 /** How one interface answers a failure; the error middleware has already logged a fault of ours. */
 export type ErrorRenderer = (ctx: ParameterizedContext<RequestState>, failure: Failure) => void;
 
-/** Paths whose clients read JSON whatever they accept: the APIs, discovery, the agent guide, the probes. */
-const MACHINE_PATHS = /^\/(api\/|\.well-known\/|mcp$|member\/graphql$|account\/graphql$|openapi\.json$|auth\.md$|healthz$|readyz$)/;
+/** Where clients read JSON errors whatever they accept (the APIs, discovery, the agent guide, the probes). */
+export interface MachinePaths {
+  /** Whole namespaces, each ending in `/`, e.g. `/api/`. */
+  prefixes: readonly string[];
+  /** Single paths, e.g. `/mcp`. */
+  paths: readonly string[];
+}
 
-/** A browser navigating to a page: GET or HEAD, HTML preferred over JSON (a client accepting anything keeps JSON), not an API path. */
-function wantsPage(ctx: ParameterizedContext<RequestState>): boolean {
-  return (ctx.method === 'GET' || ctx.method === 'HEAD') && !MACHINE_PATHS.test(ctx.path) && ctx.accepts('json', 'html') === 'html';
+/** A browser navigating to a page: GET or HEAD, HTML preferred over JSON (a client accepting anything keeps JSON), not a machine path. */
+function wantsPage(ctx: ParameterizedContext<RequestState>, machine: MachinePaths): boolean {
+  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return false;
+  if (machine.paths.includes(ctx.path) || machine.prefixes.some((prefix) => ctx.path.startsWith(prefix))) return false;
+  return ctx.accepts('json', 'html') === 'html';
 }
 
 /**
  * The OAuth interfaces' format, and the fallback of every path that declares none: an RFC 6749 style JSON body
  * `{ error, error_description }` (plus the failing JSON pointers for invalid input), or, for a browser navigating to
- * a page, a small HTML page with the request id. A database that cannot answer, or a conflict lost, is 503
- * `temporarily_unavailable` with `Retry-After` on every interface.
+ * a page outside the machine paths the application declares, a small HTML page with the request id. A database that
+ * cannot answer, or a conflict lost, is 503 `temporarily_unavailable` with `Retry-After` on every interface.
  */
-export const jsonOrPageErrors: ErrorRenderer = (ctx, { error }) => {
+export const jsonOrPageErrors = (machine: MachinePaths): ErrorRenderer => (ctx, { error }) => {
   ctx.status = error.status;
   ctx.set(error.headers);
   ctx.set('Cache-Control', 'no-store');
-  if (wantsPage(ctx)) {
+  if (wantsPage(ctx, machine)) {
     const site = (ctx.state as Partial<SiteState>).site;
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = browserErrorPage({ status: error.status, request: `${ctx.method} ${ctx.path}`, siteName: site?.name ?? null, requestId: ctx.state.requestId, detail: error.message });
@@ -48,7 +55,7 @@ export const jsonOrPageErrors: ErrorRenderer = (ctx, { error }) => {
  * `render` answers it. Interfaces with another error format (GraphQL, MCP, admin problem+json) render their own
  * errors with the same classifier before they reach here.
  */
-export function errorHandling(render: ErrorRenderer = jsonOrPageErrors): Middleware<RequestState> {
+export function errorHandling(render: ErrorRenderer): Middleware<RequestState> {
   return async (ctx, next) => {
     try {
       await next();
