@@ -1,12 +1,23 @@
 import { joinSiteProfile, profileColumn } from '../accounts/site-profiles.js';
 import { isSiteMember } from '../accounts/roles.js';
 import type { Knex } from 'knex';
-import { requireDate, toDate, type Database } from '../db/connection.js';
+import type { Database } from '../db/connection.js';
+import {
+  digitalProductColumns,
+  digitalProductFromRow,
+  digitalProductsOfSite,
+  ownershipColumns,
+  ownershipFromRow,
+  type DigitalProductData,
+  type DigitalProductKind,
+  type DigitalProductOwnershipRow,
+  type DigitalProductRow,
+  type DigitalProductStatus,
+} from '../data/digital-products.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, SlugTakenError, ValidationError, type FieldProblem } from '../shared/errors.js';
 import { numberOf } from './common.js';
-import { moneyFromColumns, type Money } from '../shared/money.js';
 import { type Queryable, isUniqueViolation, whereContains } from '../db/queries.js';
 import { withTransaction } from '../db/transaction.js';
 
@@ -16,74 +27,16 @@ import { withTransaction } from '../db/transaction.js';
  * order records keep pointing at it. Operators grant and revoke ownerships directly (gifts, support cases).
  */
 
-export type DigitalProductKind = 'ebook' | 'audio' | 'video' | 'file' | 'template';
-export type DigitalProductStatus = 'draft' | 'published' | 'archived';
+export type { DigitalProductKind, DigitalProductStatus } from '../data/digital-products.js';
 
-export interface DigitalProduct {
-  id: number;
-  slug: string;
-  title: string;
-  description: string | null;
-  kind: DigitalProductKind;
-  status: DigitalProductStatus;
-  price: Money | null;
-  downloadUrl: string | null;
-  coverImageUrl: string | null;
+/** A product as operators manage it, with how many members own it. */
+export interface DigitalProduct extends DigitalProductData {
   ownerCount: number;
-  version: number;
-  createdAt: Date;
-  updatedAt: Date;
 }
 
-export interface DigitalProductFields {
-  slug: string;
-  title: string;
-  description: string | null;
-  kind: DigitalProductKind;
-  status: DigitalProductStatus;
-  price: Money | null;
-  downloadUrl: string | null;
-  coverImageUrl: string | null;
-}
+export type DigitalProductFields = Omit<DigitalProductData, 'id' | 'version' | 'createdAt' | 'updatedAt'>;
 
 export type DigitalProductPatch = Partial<DigitalProductFields>;
-
-interface ProductRow {
-  id: number | string;
-  slug: string;
-  title: string;
-  description: string | null;
-  kind: string;
-  status: string;
-  price_amount: number | string | null;
-  price_currency: string | null;
-  download_url: string | null;
-  cover_image_url: string | null;
-  version: number | string;
-  created_at: unknown;
-  updated_at: unknown;
-}
-
-const KINDS: readonly DigitalProductKind[] = ['ebook', 'audio', 'video', 'file', 'template'];
-const STATUSES: readonly DigitalProductStatus[] = ['draft', 'published', 'archived'];
-
-function productFromRow(row: ProductRow, ownerCount: number): DigitalProduct {
-  return {
-    id: Number(row.id),
-    slug: row.slug,
-    title: row.title,
-    description: row.description,
-    kind: KINDS.find((kind) => kind === row.kind) ?? 'file',
-    status: STATUSES.find((status) => status === row.status) ?? 'draft',
-    price: moneyFromColumns(row.price_amount, row.price_currency),
-    downloadUrl: row.download_url,
-    coverImageUrl: row.cover_image_url,
-    ownerCount,
-    version: Number(row.version),
-    createdAt: requireDate(row.created_at),
-    updatedAt: requireDate(row.updated_at),
-  };
-}
 
 async function ownerCounts(db: Queryable, productIds: readonly number[]): Promise<Map<number, number>> {
   if (productIds.length === 0) return new Map();
@@ -94,12 +47,13 @@ async function ownerCounts(db: Queryable, productIds: readonly number[]): Promis
   return new Map(rows.map((row) => [Number(row.product_id), numberOf(row.owners)]));
 }
 
-async function withOwnerCounts(db: Queryable, rows: readonly ProductRow[]): Promise<DigitalProduct[]> {
+async function withOwnerCounts(db: Queryable, rows: readonly DigitalProductRow[]): Promise<DigitalProduct[]> {
+  const products = rows.map(digitalProductFromRow);
   const counts = await ownerCounts(
     db,
-    rows.map((row) => Number(row.id)),
+    products.map((product) => product.id),
   );
-  return rows.map((row) => productFromRow(row, counts.get(Number(row.id)) ?? 0));
+  return products.map((product) => ({ ...product, ownerCount: counts.get(product.id) ?? 0 }));
 }
 
 function productNotFound(productId: number): NotFoundError {
@@ -107,7 +61,7 @@ function productNotFound(productId: number): NotFoundError {
 }
 
 export async function requireDigitalProduct(db: Queryable, siteId: number, productId: number): Promise<DigitalProduct> {
-  const row = (await db('digital_products').where({ site_id: siteId, id: productId }).first()) as ProductRow | undefined;
+  const row = (await digitalProductsOfSite(db, siteId).where('digital_products.id', productId).first(digitalProductColumns())) as DigitalProductRow | undefined;
   if (!row) throw productNotFound(productId);
   const [product] = await withOwnerCounts(db, [row]);
   if (!product) throw productNotFound(productId);
@@ -130,11 +84,11 @@ const PRODUCT_SORTS: SortColumns<'createdAt' | 'updatedAt' | 'title' | 'slug'> =
 };
 
 export async function listDigitalProducts(db: Database, siteId: number, filters: DigitalProductFilters, query: ListQuery): Promise<{ products: DigitalProduct[]; nextCursor: string | null }> {
-  const builder = db('digital_products').where({ site_id: siteId });
+  const builder = digitalProductsOfSite(db, siteId).select(digitalProductColumns());
   if (filters.status !== undefined) builder.andWhere('status', filters.status);
   if (filters.kind !== undefined) builder.andWhere('kind', filters.kind);
   if (filters.q !== undefined) whereContains(builder, ['title', 'slug'], filters.q);
-  const page = await listPage<ProductRow, keyof typeof PRODUCT_SORTS>(builder, query, { sorts: PRODUCT_SORTS, defaultSort: '-createdAt', filters: { ...filters } });
+  const page = await listPage<DigitalProductRow, keyof typeof PRODUCT_SORTS>(builder, query, { sorts: PRODUCT_SORTS, defaultSort: '-createdAt', filters: { ...filters } });
   return { products: await withOwnerCounts(db, page.rows), nextCursor: page.nextCursor };
 }
 
@@ -240,13 +194,7 @@ export interface ProductOwnership {
   createdAt: Date;
 }
 
-interface OwnershipRow {
-  id: number | string;
-  product_id: number | string;
-  user_id: number | string;
-  acquired_at: unknown;
-  expires_at: unknown;
-  created_at: unknown;
+interface OwnershipRow extends DigitalProductOwnershipRow {
   member_name: string;
   member_email: string;
 }
@@ -255,27 +203,18 @@ function ownershipsQuery(db: Queryable, siteId: number, productId: number): Knex
   return joinSiteProfile(db('digital_product_ownerships').join('users', 'users.id', 'digital_product_ownerships.user_id'), siteId, 'digital_product_ownerships.user_id')
     .where('digital_product_ownerships.site_id', siteId)
     .andWhere('digital_product_ownerships.product_id', productId)
-    .select(
-      'digital_product_ownerships.id as id',
-      'digital_product_ownerships.product_id as product_id',
-      'digital_product_ownerships.user_id as user_id',
-      'digital_product_ownerships.acquired_at as acquired_at',
-      'digital_product_ownerships.expires_at as expires_at',
-      'digital_product_ownerships.created_at as created_at',
-      profileColumn(db, 'name', 'member_name'),
-      'users.email as member_email',
-    );
+    .select(...ownershipColumns(), profileColumn(db, 'name', 'member_name'), 'users.email as member_email');
 }
 
-function ownershipFromRow(row: OwnershipRow, now: Date): ProductOwnership {
-  const expiresAt = toDate(row.expires_at);
+function ownershipAt(row: OwnershipRow, now: Date): ProductOwnership {
+  const ownership = ownershipFromRow(row);
   return {
-    productId: Number(row.product_id),
-    member: { id: Number(row.user_id), name: row.member_name, email: row.member_email },
-    acquiredAt: requireDate(row.acquired_at),
-    expiresAt,
-    active: expiresAt === null || now.getTime() < expiresAt.getTime(),
-    createdAt: requireDate(row.created_at),
+    productId: ownership.productId,
+    member: { id: ownership.userId, name: row.member_name, email: row.member_email },
+    acquiredAt: ownership.acquiredAt,
+    expiresAt: ownership.expiresAt,
+    active: ownership.expiresAt === null || now.getTime() < ownership.expiresAt.getTime(),
+    createdAt: ownership.createdAt,
   };
 }
 
@@ -297,7 +236,7 @@ export async function listOwners(db: Database, siteId: number, productId: number
     idColumn: 'digital_product_ownerships.id',
   });
   const now = new Date();
-  return { owners: page.rows.map((row) => ownershipFromRow(row, now)), nextCursor: page.nextCursor };
+  return { owners: page.rows.map((row) => ownershipAt(row, now)), nextCursor: page.nextCursor };
 }
 
 function notOwned(productId: number, userId: number): NotFoundError {
@@ -308,7 +247,7 @@ export async function requireOwnership(db: Queryable, siteId: number, productId:
   await requireProductRow(db, siteId, productId);
   const row = (await ownershipsQuery(db, siteId, productId).andWhere('digital_product_ownerships.user_id', userId).first()) as OwnershipRow | undefined;
   if (!row) throw notOwned(productId, userId);
-  return ownershipFromRow(row, new Date());
+  return ownershipAt(row, new Date());
 }
 
 export interface GrantInput {

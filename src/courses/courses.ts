@@ -107,14 +107,7 @@ export async function listCourses(db: Database, siteId: number, filters: CourseF
 
 // --- Creating and changing ------------------------------------------------------------------------------------------
 
-export interface CourseFields {
-  slug: string;
-  title: string;
-  description: string | null;
-  coverImageUrl: string | null;
-  status: CourseStatus;
-  price: Money | null;
-}
+export type CourseFields = Omit<CourseData, 'id' | 'version' | 'createdAt' | 'updatedAt'>;
 
 async function requireSlugFree(db: Queryable, siteId: number, slug: string, exceptCourseId?: number): Promise<void> {
   const clash = (await db('courses').where({ site_id: siteId, slug }).first('id')) as { id: number } | undefined;

@@ -1,4 +1,13 @@
-import { requireDate, toDate } from '../db/connection.js';
+import { prefixedColumns, unprefixed } from '../data/columns.js';
+import {
+  DIGITAL_PRODUCT_COLUMNS,
+  digitalProductFromRow,
+  digitalProductUrl,
+  ownershipColumns,
+  ownershipFromRow,
+  type DigitalProductOwnershipRow,
+  type DigitalProductRow,
+} from '../data/digital-products.js';
 import type { MemberContext } from './context.js';
 import { DEFAULT_LIMITS, fetchPage, pageWindow, type Page, type PageArgs, type SortKey } from './pagination.js';
 
@@ -24,18 +33,10 @@ export interface DigitalProductRecord {
   expiresAt: Date | null;
 }
 
-interface OwnedProductRow {
-  /** The ownership id (the list's tie-breaker). */
-  id: number;
-  acquired_at: unknown;
-  expires_at: unknown;
-  product_id: number;
-  slug: string;
-  title: string;
-  description: string | null;
-  kind: string;
-  cover_image_url: string | null;
-}
+/** An ownership row with its product's columns beside it, prefixed (both tables have an id and timestamps). */
+type OwnedProductRow = DigitalProductOwnershipRow & Record<string, unknown>;
+
+const PRODUCT_PREFIX = 'products_';
 
 /** Schema: "Ordered by grant time, newest first", ties broken by the ownership id. */
 const DIGITAL_PRODUCTS_ORDER: SortKey = [
@@ -43,10 +44,7 @@ const DIGITAL_PRODUCTS_ORDER: SortKey = [
   { column: 'digital_product_ownerships.id', descending: true },
 ];
 
-/** The public page of a product on its site: `{origin}/digital-products/{slug}`. */
-export function digitalProductUrl(origin: string, slug: string): string {
-  return `${origin}/digital-products/${encodeURIComponent(slug)}`;
-}
+export { digitalProductUrl } from '../data/digital-products.js';
 
 /**
  * The digital products the viewer owns at this site and may still download (ownerships without an end, or ending
@@ -62,31 +60,25 @@ export async function listDigitalProducts(ctx: MemberContext, args: PageArgs): P
       .where('digital_product_ownerships.site_id', ctx.site.id)
       .where('digital_products.site_id', ctx.site.id)
       .where((current) => current.whereNull('digital_product_ownerships.expires_at').orWhere('digital_product_ownerships.expires_at', '>', ctx.now))
-      .select(
-        'digital_product_ownerships.id as id',
-        'digital_product_ownerships.acquired_at as acquired_at',
-        'digital_product_ownerships.expires_at as expires_at',
-        'digital_products.id as product_id',
-        'digital_products.slug as slug',
-        'digital_products.title as title',
-        'digital_products.description as description',
-        'digital_products.kind as kind',
-        'digital_products.cover_image_url as cover_image_url',
-      );
-  const page = await fetchPage<OwnedProductRow & Record<string, unknown>>(base, DIGITAL_PRODUCTS_ORDER, window);
+      .select(...ownershipColumns(), ...prefixedColumns('digital_products', DIGITAL_PRODUCT_COLUMNS, PRODUCT_PREFIX));
+  const page = await fetchPage<OwnedProductRow>(base, DIGITAL_PRODUCTS_ORDER, window);
   return {
     ...page,
-    nodes: page.nodes.map((row) => ({
-      id: Number(row.product_id),
-      ownershipId: Number(row.id),
-      slug: row.slug,
-      title: row.title,
-      description: row.description,
-      kind: row.kind,
-      coverImageUrl: row.cover_image_url || null,
-      url: digitalProductUrl(ctx.site.origin, row.slug),
-      acquiredAt: requireDate(row.acquired_at),
-      expiresAt: toDate(row.expires_at),
-    })),
+    nodes: page.nodes.map((row) => {
+      const ownership = ownershipFromRow(row);
+      const product = digitalProductFromRow(unprefixed<DigitalProductRow>(row, DIGITAL_PRODUCT_COLUMNS, PRODUCT_PREFIX));
+      return {
+        id: product.id,
+        ownershipId: ownership.id,
+        slug: product.slug,
+        title: product.title,
+        description: product.description,
+        kind: product.kind,
+        coverImageUrl: product.coverImageUrl || null,
+        url: digitalProductUrl(ctx.site.origin, product.slug),
+        acquiredAt: ownership.acquiredAt,
+        expiresAt: ownership.expiresAt,
+      };
+    }),
   };
 }

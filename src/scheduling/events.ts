@@ -82,21 +82,7 @@ export async function listEvents(db: Queryable, siteId: number, filters: EventFi
 // --- Rules --------------------------------------------------------------------------------------------------------------
 
 /** The writable fields of an event after a create or a merge patch. */
-interface EventFields {
-  slug: string;
-  title: string;
-  description: string | null;
-  startsAt: Date;
-  endsAt: Date;
-  timezone: string;
-  format: EventFormat;
-  location: string | null;
-  onlineUrl: string | null;
-  capacity: number | null;
-  price: Money | null;
-  status: EventStatus;
-  isPublic: boolean;
-}
+type EventFields = Omit<EventData, 'id' | 'version' | 'createdAt' | 'updatedAt'>;
 
 /** Everything the contract cannot say about an event, reported at once (400 with pointers). */
 function eventProblems(fields: EventFields, timezoneInput: string | undefined, problems: FieldProblem[]): EventFields {

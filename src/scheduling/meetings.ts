@@ -2,7 +2,7 @@ import { actorIds, clientIdsByRef, recordedActor, type Actor, type RecordedActor
 import type { Database } from '../db/connection.js';
 import { requireDate, toDate } from '../db/connection.js';
 import { consultingSlotColumns, consultingSlotFromRow, type ConsultingSlotRow } from '../data/consulting-slots.js';
-import { meetingColumns, meetingFromRow, meetingsOfSite, type MeetingRow, type MeetingState } from '../data/meetings.js';
+import { meetingColumns, meetingFromRow, meetingsOfSite, type MeetingData, type MeetingRow, type MeetingState } from '../data/meetings.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { MemberContext } from '../member/context.js';
 import { meetingAttendeesCount } from '../member/meetings.js';
@@ -21,28 +21,12 @@ import { requireService, type SlotRecord } from './consulting.js';
 export type { MeetingState } from '../member/services.js';
 export type MeetingKind = 'consulting' | 'study_group';
 
-export interface MeetingRecord {
-  id: number;
+/** A meeting as operators see it: its kind, its attendees and who confirmed it. */
+export interface MeetingRecord extends Omit<MeetingData, 'confirmedByClientRef'> {
   kind: MeetingKind;
-  serviceId: number | null;
-  slotId: number | null;
-  studyGroupId: number | null;
-  state: MeetingState;
-  startsAt: Date;
-  endsAt: Date;
-  capacity: number;
   attendeesCount: number;
-  /** The stored room link (members get it only while the meeting is live). */
-  roomUrl: string | null;
-  confirmedAt: Date | null;
-  confirmedByUserId: number | null;
   /** Who confirmed it: an operator or a service client. */
   confirmedBy: RecordedActor;
-  canceledAt: Date | null;
-  cancelReason: string | null;
-  version: number;
-  createdAt: Date;
-  updatedAt: Date;
 }
 
 export interface SeatRecord {
