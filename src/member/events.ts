@@ -1,4 +1,4 @@
-import { requireDate, toDate } from '../db/connection.js';
+import { eventRegistrationColumns, eventRegistrationFromRow, type EventRegistrationRow } from '../data/event-registrations.js';
 import { renamedBack } from '../data/columns.js';
 import { eventColumns, eventFromRow, eventPlace, eventUrl, type EventRow } from '../data/events.js';
 import type { MemberContext } from './context.js';
@@ -42,15 +42,10 @@ export interface EventRegistrationRecord {
   event: EventRecord;
 }
 
-/** The registration's own columns beside its event's (whose id is renamed: the registration id is the tie-breaker). */
-interface RegistrationRow extends EventRow {
-  registration_state: string;
-  registered_at: unknown;
-  canceled_at: unknown;
-  event_id: number | string;
-}
+/** A registration row with its event's columns beside it; the event's own id and bookkeeping columns renamed. */
+type RegistrationRow = EventRegistrationRow & Record<string, unknown>;
 
-const EVENT_ID_ALIAS = { id: 'event_id' } as const;
+const EVENT_RENAMES = { id: 'event_id', version: 'event_version', created_at: 'event_created_at', updated_at: 'event_updated_at' } as const;
 
 /** Schema: "Ordered by event start, newest first", ties broken by the registration id. */
 const EVENT_REGISTRATIONS_ORDER: SortKey = [
@@ -78,25 +73,21 @@ export async function listEventRegistrations(ctx: MemberContext, args: PageArgs)
       .where('event_registrations.user_id', ctx.userId)
       .where('event_registrations.site_id', ctx.site.id)
       .where('events.site_id', ctx.site.id)
-      .select(
-        'event_registrations.id as id',
-        'event_registrations.state as registration_state',
-        'event_registrations.registered_at as registered_at',
-        'event_registrations.canceled_at as canceled_at',
-        ...eventColumns('events', EVENT_ID_ALIAS),
-      );
+      // The registration's event_id is the event's id, which the renamed event columns carry.
+      .select(...eventRegistrationColumns('event_registrations', ['event_id']), ...eventColumns('events', EVENT_RENAMES));
   const page = await fetchPage<RegistrationRow & Record<string, unknown>>(base, EVENT_REGISTRATIONS_ORDER, window);
   return {
     ...page,
     nodes: page.nodes.map((row) => {
-      const event = eventFromRow(renamedBack<EventRow>(row, EVENT_ID_ALIAS));
+      const registration = eventRegistrationFromRow(row);
+      const event = eventFromRow(renamedBack<EventRow>(row, EVENT_RENAMES));
       return {
-        id: Number(row.id),
-        state: registrationState(row.registration_state),
+        id: registration.id,
+        state: registrationState(registration.state),
         ticketName: null,
         seats: 1,
-        registeredAt: requireDate(row.registered_at),
-        canceledAt: toDate(row.canceled_at),
+        registeredAt: registration.registeredAt,
+        canceledAt: registration.canceledAt,
         event: {
           id: event.id,
           slug: event.slug,

@@ -1,4 +1,11 @@
-import { requireDate, toDate } from '../db/connection.js';
+import {
+  eventRegistrationColumns,
+  eventRegistrationFromRow,
+  eventRegistrationsOfSite,
+  type EventRegistrationData,
+  type EventRegistrationRow,
+  type RegistrationState,
+} from '../data/event-registrations.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow, versionMismatch } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
@@ -14,8 +21,7 @@ import { withTransaction } from '../db/transaction.js';
  * Registrations.
  */
 
-export const REGISTRATION_STATES = ['registered', 'canceled', 'attended', 'no_show'] as const;
-export type RegistrationState = (typeof REGISTRATION_STATES)[number];
+export { REGISTRATION_STATES, type RegistrationState } from '../data/event-registrations.js';
 
 /** The transitions an operator may make; setting the current state again changes nothing. */
 export const REGISTRATION_TRANSITIONS: Readonly<Record<RegistrationState, readonly RegistrationState[]>> = {
@@ -25,57 +31,19 @@ export const REGISTRATION_TRANSITIONS: Readonly<Record<RegistrationState, readon
   canceled: ['registered'],
 };
 
-export interface RegistrationRecord {
-  id: number;
-  eventId: number;
+/** A registration as operators see it, with the member it is for. */
+export interface RegistrationRecord extends Omit<EventRegistrationData, 'userId'> {
   member: MemberRef;
-  state: RegistrationState;
-  ticketCode: string | null;
-  registeredAt: Date;
-  canceledAt: Date | null;
-  version: number;
-  createdAt: Date;
-  updatedAt: Date;
 }
 
-interface RegistrationRow {
-  id: number | string;
-  event_id: number | string;
-  user_id: number | string;
-  state: string;
-  ticket_code: string | null;
-  registered_at: unknown;
-  canceled_at: unknown;
-  version: number | string;
-  created_at: unknown;
-  updated_at: unknown;
-}
-
-function stateOf(value: string): RegistrationState {
-  return (REGISTRATION_STATES as readonly string[]).includes(value) ? (value as RegistrationState) : 'registered';
-}
-
-async function withMembers(db: Queryable, siteId: number, rows: readonly RegistrationRow[]): Promise<RegistrationRecord[]> {
+async function withMembers(db: Queryable, siteId: number, rows: readonly EventRegistrationRow[]): Promise<RegistrationRecord[]> {
+  const registrations = rows.map(eventRegistrationFromRow);
   const members = await memberRefs(
     db,
     siteId,
-    rows.map((row) => Number(row.user_id)),
+    registrations.map((registration) => registration.userId),
   );
-  return rows.map((row) => {
-    const userId = Number(row.user_id);
-    return {
-      id: Number(row.id),
-      eventId: Number(row.event_id),
-      member: members.get(userId) ?? { id: userId, name: '', email: '' },
-      state: stateOf(row.state),
-      ticketCode: row.ticket_code,
-      registeredAt: requireDate(row.registered_at),
-      canceledAt: toDate(row.canceled_at),
-      version: Number(row.version),
-      createdAt: requireDate(row.created_at),
-      updatedAt: requireDate(row.updated_at),
-    };
-  });
+  return registrations.map(({ userId, ...registration }) => ({ ...registration, member: members.get(userId) ?? { id: userId, name: '', email: '' } }));
 }
 
 function registrationNotFound(eventId: number, registrationId: number): NotFoundError {
@@ -83,7 +51,9 @@ function registrationNotFound(eventId: number, registrationId: number): NotFound
 }
 
 export async function requireRegistration(db: Queryable, siteId: number, eventId: number, registrationId: number): Promise<RegistrationRecord> {
-  const row = (await db('event_registrations').where({ id: registrationId, event_id: eventId, site_id: siteId }).first()) as RegistrationRow | undefined;
+  const row = (await eventRegistrationsOfSite(db, siteId).where({ 'event_registrations.id': registrationId, 'event_registrations.event_id': eventId }).first(eventRegistrationColumns())) as
+    | EventRegistrationRow
+    | undefined;
   if (!row) {
     await requireEventRow(db, siteId, eventId);
     throw registrationNotFound(eventId, registrationId);
@@ -106,9 +76,9 @@ export async function listRegistrations(
   query: ListQuery,
 ): Promise<{ registrations: RegistrationRecord[]; nextCursor: string | null }> {
   await requireEventRow(db, siteId, eventId);
-  const builder = db('event_registrations').where({ event_id: eventId, site_id: siteId });
+  const builder = eventRegistrationsOfSite(db, siteId).where('event_registrations.event_id', eventId).select(eventRegistrationColumns());
   if (filters.state !== undefined) builder.andWhere('state', filters.state);
-  const page = await listPage<RegistrationRow, 'registeredAt'>(builder, query, { sorts: REGISTRATION_SORTS, defaultSort: 'registeredAt', filters: { ...filters } });
+  const page = await listPage<EventRegistrationRow, 'registeredAt'>(builder, query, { sorts: REGISTRATION_SORTS, defaultSort: 'registeredAt', filters: { ...filters } });
   return { registrations: await withMembers(db, siteId, page.rows), nextCursor: page.nextCursor };
 }
 
