@@ -1,24 +1,14 @@
 import type { Knex } from 'knex';
 import { fetchPage, pageWindow, type Page, type PageArgs, type SortKey } from '../member/pagination.js';
-import { consultingServiceColumns, consultingServiceFromRow, consultingServicesOfSite, coursesOfServices, type ConsultingServiceRow } from '../data/consulting-services.js';
+import { consultingServiceColumns, consultingServiceFromRow, consultingServicesOfSite, coursesOfServices, type ConsultingServiceData, type ConsultingServiceRow } from '../data/consulting-services.js';
 import { compareSlots, consultingSlotColumns, consultingSlotFromRow, currentSlots, weekdayName, type ConsultingSlotRow, type Weekday } from '../data/consulting-slots.js';
 import { CATALOGUE_LIMITS, type CatalogContext } from './context.js';
-import type { Money } from '../shared/money.js';
 
 /**
  * The consulting services a site offers (published ones), with their weekly availability and the published courses
  * they go with. A catalogue for prospective students: no meetings, no seats, no attendees, no room links.
  */
-export interface PublicConsultingService {
-  id: number;
-  title: string;
-  description: string | null;
-  /** Default length of one meeting, minutes. */
-  durationMinutes: number;
-  /** Default seats per meeting. */
-  capacity: number;
-  /** Null when the service has no list price (e.g. included with a course). */
-  price: Money | null;
+export interface PublicConsultingService extends Pick<ConsultingServiceData, 'id' | 'title' | 'description' | 'durationMinutes' | 'capacity' | 'price'> {
   /** Published courses the service is offered against, by title. */
   courses: PublicCourseRef[];
   /** Recurring weekly availability, Monday first, then start time; windows whose validity ended are left out. */

@@ -124,19 +124,15 @@ async function toPublicCourses(ctx: CatalogContext, rows: readonly CourseRow[]):
   );
   return courses.map((course) => {
     const { sectionCount, lectureCount, previewLectureCount, totalDurationSeconds } = stats.get(course.id) ?? emptySyllabusCounts();
+    const { id, slug, title, description, coverImageUrl, price } = course;
     return {
-      id: course.id,
-      slug: course.slug,
-      title: course.title,
-      description: course.description,
-      coverImageUrl: course.coverImageUrl,
-      price: course.price,
-      lecturers: lecturers.get(course.id) ?? [],
+      id, slug, title, description, coverImageUrl, price,
+      lecturers: lecturers.get(id) ?? [],
       sectionCount,
       lectureCount,
       previewLectureCount,
       totalDurationSeconds,
-      url: courseUrl(ctx.site.origin, course.slug),
+      url: courseUrl(ctx.site.origin, slug),
     };
   });
 }
