@@ -18,18 +18,7 @@ import {
   type ViewerPayment,
   type ViewerPaymentInvoice,
 } from '../member/payments.js';
-import {
-  adjustmentsOfPayments,
-  existingItemKeys,
-  invoicesOfPayments,
-  lineItemsOfPayments,
-  PAYMENT_COLUMNS,
-  paymentsOfSite,
-  type PaymentAdjustmentRow,
-  type PaymentInvoiceRow,
-  type PaymentLineItemRow,
-  type PaymentRow,
-} from '../data/payments.js';
+import { existingItemKeys, PAYMENT_COLUMNS, partsOfPayments, paymentsOfSite, type PaymentInvoiceRow, type PaymentRow } from '../data/payments.js';
 import { NotFoundError } from '../shared/errors.js';
 import { moneyOf } from './common.js';
 import type { Money } from '../shared/money.js';
@@ -248,11 +237,7 @@ export async function requireOrder(db: Database, siteId: number, orderId: number
   if (!row) throw new NotFoundError(`This site has no order ${orderId}.`);
   const payment = paymentFromRow(row, now);
   const currency = payment.currency;
-  const [lineRows, adjustmentRows, invoiceRows] = await Promise.all([
-    lineItemsOfPayments(db, [orderId]) as Promise<PaymentLineItemRow[]>,
-    adjustmentsOfPayments(db, [orderId]) as Promise<PaymentAdjustmentRow[]>,
-    invoicesOfPayments(db, [orderId]) as Promise<PaymentInvoiceRow[]>,
-  ]);
+  const { lineItems: lineRows, adjustments: adjustmentRows, invoices: invoiceRows } = await partsOfPayments(db, [orderId]);
   const lines = lineRows.map(lineItemFromRow);
   const existing = await existingItemKeys(
     db,

@@ -143,3 +143,13 @@ export async function existingItemKeys(db: Queryable, siteId: number, keys: read
   );
   return found;
 }
+
+/** A payment's lines, adjustments and invoices together: three queries, run at once. */
+export async function partsOfPayments(db: Queryable, paymentIds: readonly number[]): Promise<{ lineItems: PaymentLineItemRow[]; adjustments: PaymentAdjustmentRow[]; invoices: PaymentInvoiceRow[] }> {
+  const [lineItems, adjustments, invoices] = await Promise.all([
+    lineItemsOfPayments(db, paymentIds) as Promise<PaymentLineItemRow[]>,
+    adjustmentsOfPayments(db, paymentIds) as Promise<PaymentAdjustmentRow[]>,
+    invoicesOfPayments(db, paymentIds) as Promise<PaymentInvoiceRow[]>,
+  ]);
+  return { lineItems, adjustments, invoices };
+}
