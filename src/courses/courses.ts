@@ -110,7 +110,7 @@ export async function listCourses(db: Database, siteId: number, filters: CourseF
 export type CourseFields = Omit<CourseData, 'id' | 'version' | 'createdAt' | 'updatedAt'>;
 
 async function requireSlugFree(db: Queryable, siteId: number, slug: string, exceptCourseId?: number): Promise<void> {
-  const clash = (await db('courses').where({ site_id: siteId, slug }).first('id')) as { id: number } | undefined;
+  const clash = (await coursesOfSite(db, siteId).where('courses.slug', slug).first('courses.id')) as { id: number } | undefined;
   if (clash && Number(clash.id) !== exceptCourseId) throw new SlugTakenError('course', slug);
 }
 

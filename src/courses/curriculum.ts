@@ -3,6 +3,7 @@ import { requireDate, toDate, type Database } from '../db/connection.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { versionMismatch } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../shared/errors.js';
+import { coursesOfSite } from '../data/courses.js';
 import { foldSections, sectionsWithLectures, SYLLABUS_ORDER as SECTIONS_THEN_LECTURES, syllabusColumns, type SyllabusRow } from '../data/syllabus.js';
 import { lockCourse, placeAt, siblingsInOrder, writePositions } from './store.js';
 import { type Queryable, countOf } from '../db/queries.js';
@@ -118,7 +119,7 @@ function lectureFromRow(row: LectureRow): LectureRecord {
 
 /** 404 unless the site has this course. */
 async function requireCourseOfSite(db: Queryable, siteId: number, courseId: number): Promise<void> {
-  const row = await db('courses').where({ id: courseId, site_id: siteId }).first('id');
+  const row = await coursesOfSite(db, siteId).where('courses.id', courseId).first('courses.id');
   if (!row) throw new NotFoundError(`This site has no course ${courseId}.`);
 }
 

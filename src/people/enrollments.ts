@@ -1,4 +1,5 @@
 import type { Database } from '../db/connection.js';
+import { coursesOfSite } from '../data/courses.js';
 import { enrollmentColumns, enrollmentFromRow, enrollmentsOfSite, type EnrollmentData, type EnrollmentRow } from '../data/enrollments.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow } from '../db/versioned-rows.js';
@@ -152,7 +153,7 @@ function alreadyEnrolled(): ConflictError {
 /** Enrolls a member of this site in a course of this site (source `grant`); 409 `already_enrolled` for a second one. */
 export async function enroll(db: Database, siteId: number, input: NewEnrollment, now: Date = new Date()): Promise<Enrollment> {
   const access = accessOf(input, now);
-  const course = await db('courses').where({ id: input.courseId, site_id: siteId }).first('id');
+  const course = await coursesOfSite(db, siteId).where('courses.id', input.courseId).first('courses.id');
   if (!course) throw new ValidationError(`This site has no course ${input.courseId}.`, [{ pointer: '/courseId', message: 'is not a course of this site' }]);
   await requireMemberReference(db, siteId, input.userId);
   if (await db('enrollments').where({ course_id: input.courseId, user_id: input.userId }).first('id')) throw alreadyEnrolled();

@@ -1,4 +1,5 @@
 import { consultingServiceColumns, consultingServiceFromRow, consultingServicesOfSite, coursesOfServices, type ConsultingServiceData, type ConsultingServiceRow, type ServiceStatus } from '../data/consulting-services.js';
+import { coursesOfSite } from '../data/courses.js';
 import { consultingSlotColumns, consultingSlotFromRow, type ConsultingSlotData, type ConsultingSlotRow } from '../data/consulting-slots.js';
 import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { updateVersionedRow, versionMismatch } from '../db/versioned-rows.js';
@@ -90,7 +91,7 @@ export type ServiceChanges = Partial<NewService>;
 /** Every course id must be a course of this site (400 at `/courseIds/<i>` otherwise). */
 async function courseProblems(db: Queryable, siteId: number, courseIds: readonly number[] | undefined): Promise<FieldProblem[]> {
   if (courseIds === undefined || courseIds.length === 0) return [];
-  const rows = (await db('courses').where('site_id', siteId).whereIn('id', [...new Set(courseIds)]).select('id')) as Array<{ id: number | string }>;
+  const rows = (await coursesOfSite(db, siteId).whereIn('courses.id', [...new Set(courseIds)]).select('courses.id')) as Array<{ id: number | string }>;
   const known = new Set(rows.map((row) => Number(row.id)));
   return courseIds.flatMap((id, index) => (known.has(id) ? [] : [{ pointer: `/courseIds/${index}`, message: `is not a course of this site` }]));
 }

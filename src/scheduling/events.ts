@@ -122,8 +122,8 @@ function fieldColumns(fields: EventFields): Record<string, unknown> {
 }
 
 async function requireSlugFree(db: Queryable, siteId: number, slug: string, exceptEventId?: number): Promise<void> {
-  const query = db('events').where({ site_id: siteId, slug });
-  if (exceptEventId !== undefined) query.whereNot('id', exceptEventId);
+  const query = eventsOfSite(db, siteId).where('events.slug', slug);
+  if (exceptEventId !== undefined) query.whereNot('events.id', exceptEventId);
   if (await query.first('id')) throw new SlugTakenError('event', slug);
 }
 
