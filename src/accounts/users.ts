@@ -1,28 +1,10 @@
-import { requireDate, type Database } from '../db/connection.js';
+import { userFromRow, type User, type UserRow } from '../data/users.js';
+import type { Database } from '../db/connection.js';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { hashPassword } from './passwords.js';
 import { joinSiteProfile, profileColumn, SITE_PROFILE } from './site-profiles.js';
 
-export interface User {
-  id: number;
-  email: string;
-  name: string;
-  avatarUrl: string | null;
-  createdAt: Date;
-}
-
-interface UserRow {
-  id: number;
-  email: string;
-  name: string;
-  avatar_url: string | null;
-  password_hash: string | null;
-  created_at: unknown;
-}
-
-export function userFromRow(row: Omit<UserRow, 'password_hash'>): User {
-  return { id: row.id, email: row.email, name: row.name, avatarUrl: row.avatar_url, createdAt: requireDate(row.created_at) };
-}
+export { userFromRow, type User } from '../data/users.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 

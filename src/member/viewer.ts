@@ -1,4 +1,5 @@
 import { joinSiteProfile, profileColumn } from '../accounts/site-profiles.js';
+import type { UserRow } from '../data/users.js';
 import { NotFoundError } from '../shared/errors.js';
 import type { MemberContext } from './context.js';
 
@@ -12,18 +13,14 @@ export interface ViewerRecord {
   avatarUrl: string | null;
 }
 
-interface UserRow {
-  id: number;
-  name: string | null;
-  email: string;
-  avatar_url: string | null;
-}
+/** The viewer's columns of the users row, the name and avatar as the site's profile shows them (a name may be unset). */
+type ViewerRow = Pick<UserRow, 'id' | 'email' | 'avatar_url'> & { name: string | null };
 
 /** The member behind the request, as the request's site shows them (one query, cached for the request). */
 export async function viewerIdentity(ctx: MemberContext): Promise<ViewerRecord> {
   const loader = ctx.loader<number, ViewerRecord | null>('viewer-identity', async (ids) => {
     const query = joinSiteProfile(ctx.db('users').whereIn('users.id', [...ids]), ctx.site.id, 'users.id');
-    const rows: UserRow[] = await query.select('users.id', profileColumn(ctx.db, 'name', 'name'), 'users.email', profileColumn(ctx.db, 'avatar_url', 'avatar_url'));
+    const rows: ViewerRow[] = await query.select('users.id', profileColumn(ctx.db, 'name', 'name'), 'users.email', profileColumn(ctx.db, 'avatar_url', 'avatar_url'));
     const byId = new Map(rows.map((row) => [Number(row.id), row]));
     return ids.map((id) => {
       const row = byId.get(id);
