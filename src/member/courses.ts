@@ -1,11 +1,11 @@
-import type { Knex } from 'knex';
 import { toDate } from '../db/connection.js';
 import { prefixedColumns, unprefixed } from '../data/columns.js';
 import { COURSE_COLUMNS, courseFromRow, type CourseRow } from '../data/courses.js';
 import { enrollmentColumns, enrollmentFromRow, type EnrollmentRow, type LastWatched } from '../data/enrollments.js';
 import { foldSections, sectionsWithLectures, SYLLABUS_ORDER, syllabusColumns, withProgressOf, type SyllabusRow } from '../data/syllabus.js';
 import type { MemberContext } from './context.js';
-import { DEFAULT_LIMITS, encodeCursor, pageWindow, sortValuesOf, type KeyValue, type Page, type PageArgs, type SortKey } from './pagination.js';
+import { trimPage } from '../db/keyset.js';
+import { DEFAULT_LIMITS, encodeCursor, pageFlags, pageWindow, sortValuesOf, windowed, type Page, type PageArgs, type SortKey } from './pagination.js';
 
 /** The viewer's progress on one lecture (spec: Lecture `state`). No progress row means `unread`. */
 export type LectureState = 'unread' | 'read' | 'completed';
@@ -138,18 +138,6 @@ export interface EnrolledCoursesPage extends Omit<Page<CourseRecord>, 'totalCoun
   totalCount: number | null;
 }
 
-/** Rows strictly beyond a cursor in the list's order (both keys descending): newer rows before it, older after it. */
-function beyondCursor(query: Knex.QueryBuilder, values: readonly KeyValue[], beyond: 'after' | 'before'): void {
-  const [at, id] = values;
-  const enrolledAt = new Date(Number(at));
-  const op = beyond === 'after' ? '<' : '>';
-  query.where((outer) => {
-    outer.where('enrollments.enrolled_at', op, enrolledAt).orWhere((inner) => {
-      inner.where('enrollments.enrolled_at', enrolledAt).where('enrollments.id', op, Number(id));
-    });
-  });
-}
-
 /**
  * One page of the viewer's courses at this site, newest enrollment first (spec: viewer `enrolledCourses`), in ONE
  * query: the keyset window, fetched one row beyond the page size to know whether more exist. Expired enrollments stay
@@ -158,16 +146,8 @@ function beyondCursor(query: Knex.QueryBuilder, values: readonly KeyValue[], bey
  */
 export async function enrolledCoursesPage(ctx: MemberContext, args: PageArgs): Promise<EnrolledCoursesPage> {
   const window = pageWindow(args, DEFAULT_LIMITS, ENROLLED_COURSES_ORDER);
-  const query = enrolledCoursesQuery(ctx).select(ENROLLED_COURSE_COLUMNS);
-  if (window.after) beyondCursor(query, window.after, 'after');
-  if (window.before) beyondCursor(query, window.before, 'before');
-  const reverse = window.direction === 'backward';
-  for (const { column, descending } of ENROLLED_COURSES_ORDER) query.orderBy(column, descending !== reverse ? 'desc' : 'asc');
-  query.limit(window.size + 1);
-  const rows = (await query) as EnrolledCourseRow[];
-  const hasMore = rows.length > window.size;
-  if (hasMore) rows.length = window.size;
-  if (reverse) rows.reverse();
+  const fetched = (await windowed(enrolledCoursesQuery(ctx).select(ENROLLED_COURSE_COLUMNS), ENROLLED_COURSES_ORDER, window)) as EnrolledCourseRow[];
+  const { rows, hasMore } = trimPage(fetched, window.size, window.direction === 'backward');
   let cursors: string[] | undefined;
   return {
     nodes: rows.map(enrolledCourseFromRow),
@@ -176,8 +156,7 @@ export async function enrolledCoursesPage(ctx: MemberContext, args: PageArgs): P
       cursors ??= rows.map((row) => encodeCursor(sortValuesOf(row, ENROLLED_COURSES_ORDER)));
       return cursors;
     },
-    hasNextPage: reverse ? window.before !== null : hasMore,
-    hasPreviousPage: reverse ? hasMore : window.after !== null,
+    ...pageFlags(window, hasMore),
     totalCount: window.after === null && window.before === null && !hasMore ? rows.length : null,
   };
 }

@@ -102,6 +102,16 @@ export function pageFlags(window: PageWindow, hasMore: boolean): { hasNextPage: 
   return { hasNextPage: reverse ? window.before !== null : hasMore, hasPreviousPage: reverse ? hasMore : window.after !== null };
 }
 
+/**
+ * Asks `query` for the window's rows and one beyond (to know whether more exist), strictly between its cursors, in
+ * the list's order, or against it for `last` (the rows nearest the far end come first; `trimPage` puts them back).
+ */
+export function windowed(query: Knex.QueryBuilder, sort: SortKey, window: PageWindow): Knex.QueryBuilder {
+  withinWindow(query, sort, window);
+  orderByKeys(query, keyColumns(sort), window.direction === 'backward');
+  return query.limit(window.size + 1);
+}
+
 export interface Page<T> {
   nodes: T[];
   cursors: string[];
@@ -119,14 +129,10 @@ export async function fetchPage<Row extends Record<string, unknown>>(
   sort: SortKey,
   window: PageWindow,
 ): Promise<Page<Row>> {
-  const query = base().clone();
   const keys = keyColumns(sort);
-  withinWindow(query, sort, window);
-  const reverse = window.direction === 'backward';
-  orderByKeys(query, keys, reverse);
-  query.limit(window.size + 1);
+  const query = windowed(base().clone(), sort, window);
   const [rows, countRows] = await Promise.all([query as Promise<Row[]>, base().clone().clearSelect().clearOrder().count({ total: '*' }) as Promise<Array<{ total: number | string }>>]);
-  const page = trimPage(rows, window.size, reverse);
+  const page = trimPage(rows, window.size, window.direction === 'backward');
   return {
     nodes: page.rows,
     cursors: page.rows.map((row) => encodeCursor(keyValuesOf(row, keys))),
