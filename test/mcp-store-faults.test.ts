@@ -14,11 +14,12 @@ import { createServices } from '../src/services.js';
 import { createLogger } from '../src/shared/logger.js';
 import { createSite, type Site } from '../src/sites/sites.js';
 import { describeEachDatabase, type ScratchDatabase } from './support/databases.js';
-import { connect, rawInitialize, toolNames, useMcpSchool } from './support/mcp-school.js';
+import { connect, rawInitialize, toolNames, useMcpSchool, type McpSchool } from './support/mcp-school.js';
 import { memberToken } from './support/member-api.js';
 import { makeClient } from './support/oauth-fixtures.js';
 import { testConfig } from './support/server.js';
 import { TcpProxy } from './support/tcp-proxy.js';
+import { variantProfile } from '../src/variant.js';
 
 async function expectUnavailable(origin: string, token: string | undefined): Promise<void> {
   const response = await rawInitialize(origin, token === undefined ? {} : { authorization: `Bearer ${token}` });
@@ -63,6 +64,30 @@ async function faultSite(db: Database, origin: string, mia: User): Promise<Site>
 }
 
 /**
+ * A second server instance that reaches MySQL through a TCP proxy the test controls, with Mia's member token for a
+ * school at its origin (checked to work before `fault` runs); everything is stopped afterwards.
+ */
+async function withProxiedServer(variant: Variant, scratch: () => ScratchDatabase, school: McpSchool, fault: (instance: { origin: string; token: string; proxy: TcpProxy }) => Promise<void>): Promise<void> {
+  const config = scratch().config;
+  if (config.client !== 'mysql') throw new Error('expected a MySQL scratch database');
+  const proxy = new TcpProxy({ host: config.host, port: config.port });
+  await proxy.listen();
+  const proxied = { ...config, host: '127.0.0.1', port: proxy.port };
+  const proxiedDb = openDatabase(proxied, quiet);
+  const running = await startServer(testConfig({ variant, database: proxied }), { db: proxiedDb, logger: createLogger('silent') });
+  try {
+    const origin = `http://localhost:${new URL(running.listeningOn).port}`;
+    const token = await memberToken(school.db, await faultSite(school.db, origin, school.mia), school.mia, 'openid account:read');
+    expect(await toolNames(origin, token)).to.include('list_my_courses');
+    await fault({ origin, token, proxy });
+  } finally {
+    await running.stop(1000);
+    await proxiedDb.destroy();
+    await proxy.close();
+  }
+}
+
+/**
  * /mcp when no verdict on a token can be reached: real faults of the store the server under test talks to (refused
  * connections, timeouts, a held lock) answer 503 temporarily_unavailable without WWW-Authenticate, so clients keep
  * their tokens, and the same token works once the store is back.
@@ -79,17 +104,7 @@ function storeFaultsSuite(variant: Variant, scratch: () => ScratchDatabase): voi
       this.timeout(60_000);
       if (scratch().kind === 'mysql') {
         // MySQL: the server under test reaches the database through a TCP proxy; the proxy is shut (connection refused).
-        const config = scratch().config;
-        if (config.client !== 'mysql') throw new Error('expected a MySQL scratch database');
-        const proxy = new TcpProxy({ host: config.host, port: config.port });
-        await proxy.listen();
-        const proxied = { ...config, host: '127.0.0.1', port: proxy.port };
-        const proxiedDb = openDatabase(proxied, quiet);
-        const running = await startServer(testConfig({ variant, database: proxied }), { db: proxiedDb, logger: createLogger('silent') });
-        try {
-          const faultOrigin = `http://localhost:${new URL(running.listeningOn).port}`;
-          const token = await memberToken(school.db, await faultSite(school.db, faultOrigin, school.mia), school.mia, 'openid account:read');
-          expect(await toolNames(faultOrigin, token)).to.include('list_my_courses');
+        await withProxiedServer(variant, scratch, school, async ({ origin: faultOrigin, token, proxy }) => {
           await proxy.refuse();
           // First on the pooled connections the proxy cut (EPIPE / connection lost), then on new ones (refused).
           await expectUnavailable(faultOrigin, token);
@@ -106,11 +121,7 @@ function storeFaultsSuite(variant: Variant, scratch: () => ScratchDatabase): voi
           expect((failure as StreamableHTTPError).code, 'the SDK client sees the 503').to.equal(503);
           await proxy.forward();
           expect(await toolNames(faultOrigin, token), 'the same token works once the store is back').to.include('list_my_courses');
-        } finally {
-          await running.stop(1000);
-          await proxiedDb.destroy();
-          await proxy.close();
-        }
+        });
       } else {
         // SQLite: a server instance whose pool opens the database file after the file was replaced by a directory
         // (the file is unreachable: SQLITE_CANTOPEN); putting the file back brings it up without a restart.
@@ -127,7 +138,7 @@ function storeFaultsSuite(variant: Variant, scratch: () => ScratchDatabase): voi
           // The token is written to the store directly: issuing it through this instance would open its pool early.
           const site = await faultSite(school.db, faultOrigin, school.mia);
           const faultClient = await makeClient(school.db, site, { audience: 'member', confidential: false, scopes: ['account:read'] });
-          const issued = await insertPair(school.db, { grantId: newGrantId(), siteId: site.id, clientRef: faultClient.client.ref, userId: school.mia.id, scopes: ['account:read'], resource: faultOrigin, schoolId: variant === 'A' ? site.id : null, authTime: new Date() });
+          const issued = await insertPair(school.db, { grantId: newGrantId(), siteId: site.id, clientRef: faultClient.client.ref, userId: school.mia.id, scopes: ['account:read'], resource: faultOrigin, schoolId: variantProfile(variant).schoolBoundMemberTokens ? site.id : null, authTime: new Date() });
           fs.renameSync(config.filename, moved);
           fs.mkdirSync(config.filename);
           swapped = true;
@@ -153,17 +164,7 @@ function storeFaultsSuite(variant: Variant, scratch: () => ScratchDatabase): voi
       this.timeout(60_000);
       if (scratch().kind === 'mysql') {
         // MySQL: the proxy accepts connections but never forwards a byte; the driver's connect timeout fires.
-        const config = scratch().config;
-        if (config.client !== 'mysql') throw new Error('expected a MySQL scratch database');
-        const proxy = new TcpProxy({ host: config.host, port: config.port });
-        await proxy.listen();
-        const proxied = { ...config, host: '127.0.0.1', port: proxy.port };
-        const proxiedDb = openDatabase(proxied, quiet);
-        const running = await startServer(testConfig({ variant, database: proxied }), { db: proxiedDb, logger: createLogger('silent') });
-        try {
-          const faultOrigin = `http://localhost:${new URL(running.listeningOn).port}`;
-          const token = await memberToken(school.db, await faultSite(school.db, faultOrigin, school.mia), school.mia, 'openid account:read');
-          expect(await toolNames(faultOrigin, token)).to.include('list_my_courses');
+        await withProxiedServer(variant, scratch, school, async ({ origin: faultOrigin, token, proxy }) => {
           proxy.swallow();
           // Let the driver notice the cut connections, so the request needs a new one and waits for it in vain.
           await delay(200);
@@ -172,11 +173,7 @@ function storeFaultsSuite(variant: Variant, scratch: () => ScratchDatabase): voi
           expect(Date.now() - started, 'answered after the connect timeout, not at once').to.be.at.least(4000);
           await proxy.forward();
           expect(await toolNames(faultOrigin, token)).to.include('list_my_courses');
-        } finally {
-          await running.stop(1000);
-          await proxiedDb.destroy();
-          await proxy.close();
-        }
+        });
       } else {
         // SQLite: another connection holds the write lock longer than the server's busy_timeout. A fresh token's
         // first presentation must be recorded (it revokes a refreshed predecessor), so no verdict can be reached.
