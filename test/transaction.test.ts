@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { toAppError } from '../src/http/errors.js';
-import { isTransactionConflict, TransactionConflictError, withTransaction } from '../src/db/transaction.js';
+import { withTransaction } from '../src/db/transaction.js';
+import { TransactionConflictError } from '../src/shared/errors.js';
+import { isTransactionConflict } from '../src/shared/failure.js';
 import { createScratchDatabase, TEST_DATABASE_KINDS, type ScratchDatabase } from './support/databases.js';
 
 function driverError(message: string, fields: Record<string, unknown>): Error {

@@ -109,6 +109,3 @@ export function requireDate(value: unknown): Date {
 export function parseJsonColumn<T>(value: unknown): T {
   return (typeof value === 'string' ? JSON.parse(value) : value) as T;
 }
-
-/** Which errors mean the store could not be reached is the failure classifier's (src/shared/failure.ts). */
-export { isDatabaseUnavailable } from '../shared/failure.js';

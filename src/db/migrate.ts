@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { randomToken } from '../shared/random.js';
 import { isMysql, type Database } from './connection.js';
 import { migrationSource } from './migrations/index.js';
-import { isTransactionConflict } from './transaction.js';
+import { isTransactionConflict } from '../shared/failure.js';
 
 const LOCK_WAIT_MS = 60000;
 

@@ -4,10 +4,6 @@ import { TransactionConflictError } from '../shared/errors.js';
 import { isTransactionConflict } from '../shared/failure.js';
 import type { Database } from './connection.js';
 
-// Which errors are conflicts, and the error a transaction that kept losing becomes, are the failure classifier's (src/shared/failure.ts).
-export { isTransactionConflict } from '../shared/failure.js';
-export { TransactionConflictError } from '../shared/errors.js';
-
 export interface TransactionOptions {
   /** Runs of the whole transaction before giving up; 8 unless set. */
   attempts?: number;

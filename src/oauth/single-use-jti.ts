@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/queries.js';
 import { isUniqueViolation } from '../db/queries.js';
-import { isTransactionConflict } from '../db/transaction.js';
+import { isTransactionConflict } from '../shared/failure.js';
 import { sha256Hex } from '../shared/random.js';
 
 /** What a jti is single-use for: client assertions (RFC 7523 3 item 7) and DPoP proofs (RFC 9449 11.1). */
