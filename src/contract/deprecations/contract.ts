@@ -1,6 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import { openapiDocumentOf } from '../diff/openapi.js';
-import { schemaOf, VARIANT_NAMES } from '../diff/schemas.js';
+import { VARIANT_NAMES } from '../../variant.js';
+import { schemaOf } from '../diff/schemas.js';
 import type { ContractSources } from '../diff/sources.js';
 import { addMonths, MINIMUM_NOTICE_MONTHS, type Deprecation } from '../../deprecations/deprecation.js';
 import { graphqlDeprecations, resolvesCoordinate } from '../../deprecations/graphql-deprecations.js';

@@ -5,7 +5,8 @@ import type { Deprecation } from '../../deprecations/deprecation.js';
 import { coordinateOfInspectorPath, graphqlDeprecations, resolvesCoordinate } from '../../deprecations/graphql-deprecations.js';
 import type { ContractChange, Severity } from './changes.js';
 import { deprecationChanges, removalVerdict } from './deprecation-policy.js';
-import { schemaOf, VARIANT_NAMES } from './schemas.js';
+import { VARIANT_NAMES } from '../../variant.js';
+import { schemaOf } from './schemas.js';
 import type { ContractSources } from './sources.js';
 
 /**

@@ -3,8 +3,6 @@ import type { GraphQLSchema } from 'graphql';
 import { variantProfile, type Variant } from '../../variant.js';
 import { UsageError, type ContractSources } from './sources.js';
 
-export { VARIANT_NAMES } from '../../variant.js';
-
 /** Whether an SDL file (a path such as `schema/variant-a/payments.graphql`) is directly in one of the folders. */
 function inFolders(file: string, folders: readonly string[]): boolean {
   return folders.includes(file.slice(0, file.lastIndexOf('/')));
