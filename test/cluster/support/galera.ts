@@ -150,6 +150,65 @@ export async function killNode(node: NodeNumber): Promise<{ pid: number; signall
   return { pid, signalledAt };
 }
 
+/**
+ * SIGTERM of a node's mariadbd: a clean shutdown, in which the node tells the others it leaves. Resolves, once the
+ * process is gone, with its pid and the moment the signal was sent.
+ */
+export async function stopNodeCleanly(node: NodeNumber, timeoutMs = 60000): Promise<{ pid: number; signalledAt: number }> {
+  const pid = nodePid(node);
+  if (pid === null || !alive(pid)) throw new Error(`node ${node} has no running mariadbd (pid file ${GALERA_DIR}/n${node}/mysqld.pid)`);
+  process.kill(pid, 'SIGTERM');
+  const signalledAt = Date.now();
+  await waitFor(`node ${node} (pid ${pid}) to shut down`, timeoutMs, async () => !alive(pid));
+  return { pid, signalledAt };
+}
+
+export interface WsrepState {
+  /** wsrep_local_state_comment: Joining, Joined, Donor/Desynced, Synced, Initialized… */
+  state: string;
+  /** wsrep_ready: whether the node accepts queries (OFF: they fail with errno 1047). */
+  ready: boolean;
+  /** wsrep_cluster_size as this node sees it. */
+  clusterSize: number;
+}
+
+/**
+ * A node's Galera state, read without causal reads (SHOW STATUS is answered locally, even while the cluster stalls),
+ * or null when the node does not answer SQL within the connect timeout.
+ */
+export async function wsrepState(node: NodeNumber, connectTimeoutMs = 1000): Promise<WsrepState | null> {
+  let connection: mysql.Connection | undefined;
+  try {
+    connection = await mysql.createConnection({ host: '127.0.0.1', port: nodePort(node), user: 'root', connectTimeout: connectTimeoutMs });
+    const [rows] = await connection.query("SHOW STATUS WHERE Variable_name IN ('wsrep_local_state_comment', 'wsrep_ready', 'wsrep_cluster_size')");
+    const values = new Map((rows as Array<{ Variable_name: string; Value: string }>).map((row) => [row.Variable_name, row.Value]));
+    return { state: values.get('wsrep_local_state_comment') ?? '', ready: values.get('wsrep_ready') === 'ON', clusterSize: Number(values.get('wsrep_cluster_size') ?? 0) };
+  } catch {
+    return null;
+  } finally {
+    await connection?.end().catch(() => undefined);
+  }
+}
+
+/** A node's Galera provider options (wsrep_provider_options), by name. */
+export async function providerOptions(node: NodeNumber): Promise<Map<string, string>> {
+  const rows = await onNode<{ Value: string }>(node, "SHOW VARIABLES LIKE 'wsrep_provider_options'");
+  const options = new Map<string, string>();
+  for (const part of (rows[0]?.Value ?? '').split(';')) {
+    const [name, ...value] = part.split('=');
+    if (name && name.trim() !== '') options.set(name.trim(), value.join('=').trim());
+  }
+  return options;
+}
+
+/** Milliseconds of a Galera duration option (ISO 8601: PT5S, PT0.5S, PT1M, P1D). */
+export function durationMs(iso: string): number {
+  const match = /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(iso.trim());
+  if (!match) throw new Error(`not an ISO 8601 duration: ${iso}`);
+  const [days, hours, minutes, seconds] = match.slice(1).map((part) => Number(part ?? 0));
+  return Math.round(((((days ?? 0) * 24 + (hours ?? 0)) * 60 + (minutes ?? 0)) * 60 + (seconds ?? 0)) * 1000);
+}
+
 /** chown -R nobody:nogroup and chmod -R a+rwX of a node's data directory. */
 function handOverToSstReceiver(target: string): void {
   const NOBODY = 65534;
