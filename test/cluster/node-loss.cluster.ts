@@ -4,7 +4,8 @@
  * (one request in four), calling userinfo and querying the member GraphQL API at both instances while node 3 is
  * killed (SIGKILL, a crash: the default) or stopped cleanly (SIGTERM), then started again: it rejoins by a state
  * transfer and, until it is synced, refuses queries with errno 1047 ("WSREP has not yet prepared node for
- * application use").
+ * application use"). A second run forces that refusal on node 3 (wsrep_reject_queries = ALL) under load, since a node
+ * joining by a full state transfer opens its SQL port only when it is nearly synced.
  *
  * Settings (environment): CLUSTER_NODE_LOSS=kill|stop, CLUSTER_LOAD_CONNECTIONS (workers per instance, default 6),
  * CLUSTER_DOWN_SECONDS (how long node 3 stays down, default 15). The run prints its timeline and figures and writes
@@ -29,6 +30,7 @@ import {
   knexOnNode,
   nodeAnswers,
   nodeUrl,
+  onNode,
   providerOptions,
   releaseCluster,
   scratchDatabaseName,
@@ -95,7 +97,7 @@ interface Timeline {
   firstSqlAt?: number;
   /** Node 3 first reported Synced and wsrep_ready ON. */
   syncedAt?: number;
-  /** Node 1 reported a cluster of 3 again. */
+  /** Node 1 counted three members again (a joiner is a member before its state transfer, so this precedes Synced). */
   rejoinedAt?: number;
   end: number;
   /** Node 3's states as polled, with the moment each was first seen. */
@@ -265,6 +267,27 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
     }
   }
 
+  /** Workers, one per chain, each cycling refresh, userinfo, GraphQL, userinfo at its chain's instance until stopped. */
+  function startLoad(chains: Chain[], outcomes: Outcome[]): { stop(): Promise<void> } {
+    let running = true;
+    const worker = async (chain: Chain) => {
+      for (let step = 0; running; step += 1) {
+        const kind: Kind = step % 4 === 0 ? 'refresh' : step % 2 === 1 ? 'userinfo' : 'graphql';
+        const outcome = await attempt(chain.side, kind, chain);
+        outcomes.push(outcome);
+        // A client honours Retry-After only up to a point under test: a short pause keeps the load on.
+        if (outcome.status !== 200) await sleep(100);
+      }
+    };
+    const workers = chains.map(worker);
+    return {
+      async stop() {
+        running = false;
+        await Promise.all(workers);
+      },
+    };
+  }
+
   describe('the run: load at both instances, node 3 lost, node 3 restarted', () => {
     const outcomes: Outcome[] = [];
     const chains: Chain[] = [];
@@ -282,18 +305,8 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
 
       for (const side of ['A', 'B'] as const) for (let index = 0; index < WORKERS_PER_INSTANCE; index += 1) chains.push(await chainAt(side));
 
-      let running = true;
-      const worker = async (chain: Chain) => {
-        for (let step = 0; running; step += 1) {
-          const kind: Kind = step % 4 === 0 ? 'refresh' : step % 2 === 1 ? 'userinfo' : 'graphql';
-          const outcome = await attempt(chain.side, kind, chain);
-          outcomes.push(outcome);
-          // A client honours Retry-After only up to a point under test: a short pause keeps the load on.
-          if (outcome.status !== 200) await sleep(100);
-        }
-      };
       const start = Date.now();
-      const workers = chains.map(worker);
+      const load = startLoad(chains, outcomes);
 
       const states: Timeline['states'] = [];
       let watching = true;
@@ -338,8 +351,7 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
         if (seen.syncedAt === undefined) throw new Error(`node ${LOST_NODE} did not report Synced within 180 s of its restart`);
         await sleep(AFTER_SYNC_MS);
       } finally {
-        running = false;
-        await Promise.all(workers);
+        await load.stop();
         watching = false;
         await watcher;
       }
@@ -348,7 +360,7 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
       const at = (moment: number | undefined) => (moment === undefined ? 'never' : `+${((moment - start) / 1000).toFixed(1)} s`);
       say(
         `timeline: loss ${at(lossAt)}, declared gone ${at(timeline.declaredGoneAt)} (${timeline.declaredGoneAt === undefined ? '?' : timeline.declaredGoneAt - lossAt} ms after the loss), restart ${at(timeline.restartAt)}, ` +
-          `first SQL ${at(timeline.firstSqlAt)}, Synced ${at(timeline.syncedAt)}, cluster of 3 ${at(timeline.rejoinedAt)}, end ${at(timeline.end)}`,
+          `first SQL ${at(timeline.firstSqlAt)}, Synced ${at(timeline.syncedAt)}, three members ${at(timeline.rejoinedAt)}, end ${at(timeline.end)}`,
       );
       say(`node ${LOST_NODE} states: ${states.map((entry) => `${at(entry.at)} ${entry.state}`).join(', ')}`);
       const summary: Record<string, unknown> = { mode: MODE, workersPerInstance: WORKERS_PER_INSTANCE, providerOptions: Object.fromEntries(options), timeline: relativeTimeline(timeline), load: os.loadavg() };
@@ -418,6 +430,64 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
       await waitForClusterSize(3, 60000);
       const state = await wsrepState(LOST_NODE);
       expect(state?.state).to.equal('Synced');
+    });
+  });
+
+  describe('the not-ready refusal: node 3 answers errno 1047 under load, as a node does while it joins', () => {
+    // A node that crashed rejoins by a full state transfer and opens its SQL port only when it is nearly synced (the
+    // run above saw it "Joining, not ready" for well under a second), so the refusal a joining or non-primary node
+    // gives, errno 1047 "WSREP has not yet prepared node for application use", is produced here on purpose:
+    // wsrep_reject_queries = ALL makes a synced node refuse every query with that error and keep its connections.
+    const REFUSING_MS = 6000;
+    const outcomes: Outcome[] = [];
+    const chains: Chain[] = [];
+    let refusedAt = 0;
+    let acceptedAt = 0;
+    let end = 0;
+
+    before(async function () {
+      this.timeout(120000);
+      for (const side of ['A', 'B'] as const) for (let index = 0; index < Math.max(2, WORKERS_PER_INSTANCE / 2); index += 1) chains.push(await chainAt(side));
+      const start = Date.now();
+      const load = startLoad(chains, outcomes);
+      try {
+        await sleep(2000);
+        await onNode(LOST_NODE, 'SET GLOBAL wsrep_reject_queries = ALL');
+        refusedAt = Date.now();
+        await sleep(REFUSING_MS);
+      } finally {
+        await onNode(LOST_NODE, 'SET GLOBAL wsrep_reject_queries = NONE').catch((error: unknown) => say(`could not set wsrep_reject_queries back: ${String(error)}`));
+        acceptedAt = Date.now();
+        await sleep(AFTER_SYNC_MS / 2);
+        await load.stop();
+        end = Date.now();
+      }
+      for (const [phase, range] of [['before', [start, refusedAt]], ['refusing', [refusedAt, acceptedAt]], ['after', [acceptedAt, end + 1]]] as const) {
+        const result = figures(outcomes.filter((outcome) => outcome.side === 'B' && outcome.startedAt >= range[0] && outcome.startedAt < range[1]));
+        say(`instance B ${phase}: ${result.requests} requests ${JSON.stringify(result.statuses)}, p50 ${result.p50} ms, p99 ${result.p99} ms, max ${result.max} ms`);
+      }
+      const problems = outcomes.filter((outcome) => outcome.problem !== undefined);
+      if (problems.length > 0) say(`unclean answers: ${problems.length}; first: ${describeOutcome(problems[0] as Outcome, start)}`);
+    });
+
+    after(async () => {
+      if (lease) await onNode(LOST_NODE, 'SET GLOBAL wsrep_reject_queries = NONE').catch(() => undefined);
+    });
+
+    it('instance B answers only 200 or a clean 503 with Retry-After while its node refuses, within 1 s (p99); instance A answers 200 throughout', () => {
+      expect(outcomes.filter((outcome) => outcome.problem !== undefined).map((outcome) => describeOutcome(outcome, refusedAt))).to.deep.equal([]);
+      const refusing = outcomes.filter((outcome) => outcome.side === 'B' && outcome.startedAt >= refusedAt && outcome.startedAt < acceptedAt);
+      expect(refusing.filter((outcome) => outcome.status === 503).length, 'instance B’s 503s while node 3 refused').to.be.greaterThan(0);
+      expect(percentile(latencies(refusing), 99), 'p99 (ms) of instance B while node 3 refused').to.be.at.most(LOST_INSTANCE_P99_MS);
+      expect(statusCounts(outcomes.filter((outcome) => outcome.side === 'A'))).to.have.keys('200');
+    });
+
+    it('instance B answers 200 again within the recovery bound once its node accepts queries', () => {
+      const mine = outcomes.filter((outcome) => outcome.side === 'B' && outcome.startedAt >= acceptedAt);
+      const firstGood = mine.find((outcome) => outcome.status === 200);
+      expect(firstGood, 'a 200 at instance B after node 3 accepted queries again').to.not.equal(undefined);
+      expect((firstGood as Outcome).endedAt - acceptedAt, 'ms from accepting to instance B’s first 200').to.be.at.most(RECOVERY_MS);
+      expect(mine.filter((outcome) => outcome.startedAt >= acceptedAt + RECOVERY_MS && outcome.status !== 200).map((outcome) => describeOutcome(outcome, acceptedAt))).to.deep.equal([]);
     });
   });
 });
