@@ -58,7 +58,7 @@ describeEachDatabase('metrics and readiness', (scratch) => {
     expect(samples(text, 'schoolgate_http_requests_total{route="(unrouted)",method="GET",status="404"}')).to.have.length(1);
     expect(samples(text, 'schoolgate_token_requests_total{grant_type="authorization_code",outcome="issued"}')).to.deep.equal(['schoolgate_token_requests_total{grant_type="authorization_code",outcome="issued"} 1']);
     expect(samples(text, 'schoolgate_db_pool_connections_in_use')).to.have.length(1);
-    expect(samples(text, 'schoolgate_process_resident_memory_bytes')).to.have.length(1);
+    expect(samples(text, 'process_resident_memory_bytes')).to.have.length(1);
   });
 
   it('counts refused token requests by grant and error, with invented grant types in one bucket', async () => {

@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { nameRouteOfRefusedMethod } from '../http/metrics.js';
 import type { SiteState } from '../http/state.js';
 import type { Services } from '../services.js';
 import { adminApi } from './api/backend.js';
@@ -33,6 +34,7 @@ export function adminInterface(services: Services): Middleware<SiteState> {
     await routes(ctx, () => allowedMethods(ctx, async () => undefined));
     if (ctx.body !== undefined && ctx.body !== null) return;
     if (ctx.status === 405) {
+      nameRouteOfRefusedMethod(ctx, router);
       const allow = ctx.response.get('Allow');
       adminErrorPage(ctx, new AdminPageError(405, 'method_not_allowed', 'This cannot be done', `${ctx.method} is not allowed on ${ctx.path}.`, { Allow: allow }));
     } else {

@@ -21,6 +21,23 @@ export function httpMetrics(metrics: Metrics): Middleware<RequestState> {
   };
 }
 
+/** What nameRouteOfRefusedMethod reads of a router: the routes whose pattern matches a path (@koa/router's match). */
+interface PathMatcher {
+  match(path: string, method: string): { path: ReadonlyArray<{ path: string | RegExp; methods: readonly string[] }> };
+}
+
+/**
+ * A router's 405 (or 501) has no matched route, yet the path is one of its routes with other methods: names that
+ * route's template for the metrics (RFC 9110 15.5.6: the resource exists). Free for every other answer.
+ */
+export function nameRouteOfRefusedMethod(ctx: { status: number; path: string; method: string; state: unknown }, router: PathMatcher): void {
+  if (ctx.status !== 405 && ctx.status !== 501) return;
+  const state = ctx.state as Partial<RequestState>;
+  if (state.routeTemplate !== undefined) return;
+  const route = router.match(ctx.path, ctx.method).path.findLast((layer) => layer.methods.length > 0 && typeof layer.path === 'string');
+  if (route) state.routeTemplate = route.path as string;
+}
+
 function routeTemplate(ctx: { _matchedRoute?: string | RegExp; state: RequestState; path: string }): string {
   if (typeof ctx._matchedRoute === 'string') return ctx._matchedRoute;
   if (ctx.state.routeTemplate) return ctx.state.routeTemplate;

@@ -1,11 +1,12 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
+import { nameRouteOfRefusedMethod } from './metrics.js';
 
-/** A router's routes and its 405/501/OPTIONS answers, as one middleware. */
+/** A router's routes and its 405/501/OPTIONS answers, as one middleware; a 405 or 501 is counted under the path's route. */
 function routesOf<State>(router: Router<State>): Middleware<State> {
   const routes = router.routes() as unknown as Middleware<State>;
   const allowedMethods = router.allowedMethods() as unknown as Middleware<State>;
-  return (ctx, next) => routes(ctx, () => allowedMethods(ctx, next));
+  return (ctx, next) => routes(ctx, () => allowedMethods(ctx, next)).then(() => nameRouteOfRefusedMethod(ctx, router));
 }
 
 /** The literal start of a route's path, up to its first parameter, wildcard or group. */

@@ -81,7 +81,22 @@ export class Metrics {
     poolGauge('schoolgate_db_pool_connections_in_use', 'Database connections lent out by the pool now.', (view) => view.numUsed());
     poolGauge('schoolgate_db_pool_connections_idle', 'Open database connections waiting in the pool now.', (view) => view.numFree());
     poolGauge('schoolgate_db_pool_pending_acquires', 'Requests waiting for a database connection now.', (view) => view.numPendingAcquires());
-    // Node's own process metrics (memory, CPU, event-loop delay), only for a process that serves them.
-    if (options.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'schoolgate_' });
+    if (options.processMetrics) collectProcessMetrics(this.registry);
   }
+}
+
+/**
+ * prom-client's gauges whose names end in `_total`, a suffix Prometheus keeps for counters; the same numbers by type
+ * are in `nodejs_active_handles`, `nodejs_active_requests` and `nodejs_active_resources` (sum them for the total).
+ */
+export const GAUGES_NAMED_LIKE_COUNTERS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'] as const;
+
+/**
+ * Node's own process metrics (CPU, resident memory, heap, event-loop delay, garbage collection) under their standard
+ * names (`process_cpu_seconds_total`, `nodejs_heap_size_used_bytes`, …), without the product's prefix, so the usual
+ * Node.js dashboards and alerts read them as they are; only for a process that serves them.
+ */
+function collectProcessMetrics(registry: Registry): void {
+  collectDefaultMetrics({ register: registry });
+  for (const name of GAUGES_NAMED_LIKE_COUNTERS) registry.removeSingleMetric(name);
 }

@@ -89,7 +89,6 @@ export function adminApi(services: Services): Middleware<SiteState> {
     const policy = requirePolicy(policies, operationId);
     return async (c: Context, call: AdminCall): Promise<WrittenResponse> => {
       const { ctx } = call;
-      ctx.state.routeTemplate = `${ADMIN_API_BASE_PATH}${policy.path}`;
       if (!call.principal) throw new Error(`${operationId} reached its handler without a principal`);
       const headers: Record<string, string> = {};
       for (const name of policy.headerParameters) {
@@ -139,8 +138,11 @@ export function adminApi(services: Services): Middleware<SiteState> {
       oauth2: async (c: Context, call: AdminCall) => {
         const policy = requirePolicy(policies, c.operation.operationId);
         call.deprecated = deprecated.get(policy.operationId);
+        // Named before authentication can refuse, so a 401 or 403 is counted under the operation's route, too.
+        call.ctx.state.routeTemplate = `${ADMIN_API_BASE_PATH}${policy.path}`;
         call.principal = await authenticateOperator(db, call.ctx.state.site, resourceRequestOf(call.ctx, services.config), policy.scope);
         // Every log line of the operation (its writes' included) names who made it: a person or a service client.
+        call.ctx.state.clientId = call.principal.token.client.clientId;
         call.ctx.state.log = call.ctx.state.log.child(principalLogFields(call.principal));
         return call.principal;
       },
@@ -150,7 +152,10 @@ export function adminApi(services: Services): Middleware<SiteState> {
         throw new AdminProblem(404, 'not_found', `The admin API has no operation at ${call.ctx.method} ${call.ctx.path}.`);
       },
       methodNotAllowed: (c: Context, call: AdminCall) => {
-        const allowed = HTTP_METHODS.filter((method) => c.api.router.matchOperation({ method, path: call.ctx.path, headers: {} }) !== undefined).map((method) => method.toUpperCase());
+        const operations = HTTP_METHODS.map((method) => c.api.router.matchOperation({ method, path: call.ctx.path, headers: {} }));
+        const allowed = HTTP_METHODS.filter((_method, index) => operations[index] !== undefined).map((method) => method.toUpperCase());
+        const path = operations.find((operation) => operation !== undefined)?.path;
+        if (path !== undefined) call.ctx.state.routeTemplate = `${ADMIN_API_BASE_PATH}${path}`;
         throw new AdminProblem(405, 'method_not_allowed', `${call.ctx.method} is not allowed on ${call.ctx.path}; allowed: ${allowed.join(', ')}.`, [], { Allow: allowed.join(', ') });
       },
       unauthorizedHandler: (c: Context) => {
