@@ -6,6 +6,7 @@ import { demoAssetRoutes } from './demo/asset-routes.js';
 import { docsRoutes } from './docs/routes.js';
 import { memberGraphqlEndpoint } from './graphql/endpoint.js';
 import { graphqlHttpErrors } from './graphql/errors.js';
+import { memberSchemaDocumentPath, memberSchemaDocumentRoute } from './graphql/schema-document.js';
 import { errorHandling, jsonOrPageErrors } from './http/errors.js';
 import { healthCheck, readinessCheck } from './http/health.js';
 import { routeByPrefix } from './http/prefix-routing.js';
@@ -36,10 +37,11 @@ export function createApp(services: Services): Koa<RequestState> {
   app.use(httpMetrics(services.metrics));
   app.use(requestLogging(logger));
   const graphqlPath = services.variant.memberGraphql.path;
+  const memberSchemaPath = memberSchemaDocumentPath(services.variant);
   const probePaths = { health: '/healthz', readiness: '/readyz' } as const;
   // The OAuth JSON error unless an interface renders its own; a page for a browser, except where clients read JSON
   // whatever they accept: the APIs (/api/…), discovery, the member API, /mcp, the contract, the agent guide, the probes.
-  const machinePaths = { prefixes: ['/api/', '/.well-known/'], paths: [graphqlPath, MCP_PATH, OPENAPI_DOCUMENT_PATH, AGENT_GUIDE_PATH, probePaths.health, probePaths.readiness] };
+  const machinePaths = { prefixes: ['/api/', '/.well-known/'], paths: [graphqlPath, memberSchemaPath, MCP_PATH, OPENAPI_DOCUMENT_PATH, AGENT_GUIDE_PATH, probePaths.health, probePaths.readiness] };
   app.use(errorHandling(jsonOrPageErrors(machinePaths)));
 
   // The process-wide probes, answered for any Host; checked by hand, not by a router every request passes through.
@@ -68,6 +70,7 @@ export function createApp(services: Services): Koa<RequestState> {
   const graphqlErrors = errorHandling(graphqlHttpErrors);
   siteRoutes.get(graphqlPath, graphqlErrors, graphql);
   siteRoutes.post(graphqlPath, graphqlErrors, graphql);
+  siteRoutes.get(memberSchemaPath, memberSchemaDocumentRoute(services.variant));
   siteRoutes.all(MCP_PATH, mcpEndpoint(services));
   siteRoutes.get(AGENT_GUIDE_PATH, agentGuideEndpoint(services, (path) => siteRoutes.match(path, 'GET').route));
   // The token-side endpoints, the busiest, are routed apart from the site's other routes (same answers; fewer patterns tested).

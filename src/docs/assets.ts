@@ -13,7 +13,10 @@ export function swaggerUiDistFolder(): string {
   return path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 }
 
-/** The only files /docs/assets serves: Swagger UI's from the package, by name, and the admin page's own script and style. */
+/**
+ * The only files /docs/assets serves: Swagger UI's from the package, by name, the admin page's own script and style,
+ * and the extra files a caller adds (the member API explorer's, src/docs/explorer-assets.ts).
+ */
 const PACKAGE_FILES: Readonly<Record<string, string>> = {
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -23,6 +26,12 @@ const PACKAGE_FILES: Readonly<Record<string, string>> = {
 };
 export const ADMIN_API_SCRIPT = 'admin-api.js';
 export const ADMIN_API_STYLE = 'admin-api.css';
+
+/** A file served from memory under /docs/assets/<name>. */
+export interface AssetFile {
+  body: Buffer;
+  type: string;
+}
 
 interface Asset {
   body: Buffer;
@@ -50,19 +59,21 @@ function asset(body: Buffer, type: string): Asset {
  * GET /docs/assets/:name: the allowlisted files, read once at start-up. A name that is not in the list (any other
  * file of the package, `..`, an encoded slash) is a 404; nothing is looked up on disk from the request. With the
  * current `?v=` the answer is `immutable` for a year; without it (or with a stale one) for five minutes; an ETag
- * answers revalidation with 304 either way. Text assets are gzipped on first request when the client accepts it.
+ * answers revalidation with 304 either way. Text and JSON assets are gzipped on first request when the client accepts it.
  */
-export function docsAssets(folder: string = swaggerUiDistFolder()): DocsAssets {
+export function docsAssets(folder: string = swaggerUiDistFolder(), extra: ReadonlyMap<string, AssetFile> = new Map()): DocsAssets {
   const assets = new Map<string, Asset>();
   for (const [name, type] of Object.entries(PACKAGE_FILES)) assets.set(name, asset(fs.readFileSync(path.join(folder, name)), type));
   assets.set(ADMIN_API_SCRIPT, asset(Buffer.from(SWAGGER_UI_INIT_SCRIPT, 'utf8'), 'text/javascript; charset=utf-8'));
   assets.set(ADMIN_API_STYLE, asset(Buffer.from(SWAGGER_UI_PAGE_STYLE, 'utf8'), 'text/css; charset=utf-8'));
+  for (const [name, file] of extra) assets.set(name, asset(file.body, file.type));
 
   const handler: RouterMiddleware<SiteState> = async (ctx, next) => {
     const name = ctx.params.name ?? '';
     const found = assets.get(name);
     if (!found) return next();
-    const gzip = found.type.startsWith('text/') && ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
+    const compressible = found.type.startsWith('text/') || found.type.startsWith('application/json');
+    const gzip = compressible && ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
     ctx.status = 200;
     ctx.type = found.type;
     // Each encoding is its own representation, with its own strong ETag.
@@ -70,7 +81,7 @@ export function docsAssets(folder: string = swaggerUiDistFolder()): DocsAssets {
     ctx.set('Cache-Control', ctx.query.v === found.version ? 'public, max-age=31536000, immutable' : 'public, max-age=300');
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Cross-Origin-Resource-Policy', 'same-origin');
-    if (found.type.startsWith('text/')) ctx.vary('Accept-Encoding');
+    if (compressible) ctx.vary('Accept-Encoding');
     if (ctx.fresh) {
       ctx.status = 304;
       return;

@@ -26,3 +26,12 @@ export function setDocsPageHeaders(ctx: ParameterizedContext, csp: string): void
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('X-Content-Type-Options', 'nosniff');
 }
+
+/**
+ * CSP of the member API explorer (/docs/member-api/explorer, GraphiQL): scripts only from this origin (React,
+ * GraphiQL and the start-up script, no inline script, no eval: GraphiQL 3's bundle needs neither); styles from this
+ * origin plus inline ones (React renders `style` attributes and the editors set sizes inline); images and fonts from
+ * the stylesheet's `data:` URLs; requests only to this origin (the schema and the member endpoint).
+ */
+export const EXPLORER_PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'";

@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import { OPENAPI_DOCUMENT_PATH } from '../admin/openapi-document.js';
 import { AGENT_GUIDE_PATH } from '../agent-guide/endpoint.js';
 import type { SiteState } from '../http/state.js';
+import { memberSchemaDocumentPath } from '../graphql/schema-document.js';
 import { OAUTH_PATHS } from '../oauth/endpoints.js';
 import { setDocsPageHeaders, STATIC_PAGE_CSP } from './headers.js';
 import { html, joinHtml, safeUrl, type Html } from '../http/html.js';
@@ -31,10 +32,12 @@ export function docsIndexPage(variant: VariantProfile): Middleware<SiteState> {
 ${list([
   [DOCS_PATHS.adminApi, 'Admin API', html`the REST API for the school's operators (<code>/api/admin/v1</code>), rendered by Swagger UI from the OpenAPI contract`],
   [DOCS_PATHS.memberApi, 'Member API', html`the GraphQL API of a member's own data (<code>${graphqlPath}</code>): every type, field and the scope it needs`],
+  [DOCS_PATHS.memberApiExplorer, 'Member API explorer', html`GraphiQL in the browser: run queries with a member access token`],
 ])}
 <h2>Documents</h2>
 ${list([
   [OPENAPI_DOCUMENT_PATH, 'Admin API contract (OpenAPI 3.1, JSON)', null],
+  [memberSchemaDocumentPath(variant), 'Member API schema (GraphQL SDL)', html`what code generators read; no token needed`],
   [AGENT_GUIDE_PATH, 'Guide for agents (Markdown)', html`how to discover, register, get a token and call the APIs`],
   [OAUTH_PATHS.authorizationServerMetadata, 'OAuth 2.0 authorization server metadata (RFC 8414)', null],
   [OAUTH_PATHS.protectedResourceMetadata, 'Protected resource metadata (RFC 9728)', null],

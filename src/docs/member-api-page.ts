@@ -1,10 +1,12 @@
 import type { Middleware } from 'koa';
 import { ACCOUNT_SCOPES } from '../graphql/scope-gate.js';
+import { memberSchemaDocumentPath } from '../graphql/schema-document.js';
 import { buildMemberSchema } from '../graphql/schema.js';
 import type { SiteState } from '../http/state.js';
 import { setDocsPageHeaders, STATIC_PAGE_CSP } from './headers.js';
 import { html, joinHtml } from '../http/html.js';
 import { docsPage } from './layout.js';
+import { DOCS_PATHS } from './paths.js';
 import { renderMemberApiReference } from './member-api-reference.js';
 import type { VariantProfile } from '../variant.js';
 
@@ -17,6 +19,7 @@ export function memberApiPage(variant: VariantProfile): Middleware<SiteState> {
   const { schema, scopes } = buildMemberSchema(variant);
   const reference = renderMemberApiReference(schema, scopes);
   const path = variant.memberGraphql.path;
+  const sdlPath = memberSchemaDocumentPath(variant);
   const scopeList = joinHtml(ACCOUNT_SCOPES.map((scope) => html`<code>${scope}</code>`), ' and ');
   return async (ctx) => {
     const { site } = ctx.state;
@@ -35,6 +38,8 @@ export function memberApiPage(variant: VariantProfile): Middleware<SiteState> {
 <li>Every request sends <code>Authorization: Bearer &lt;access token&gt;</code>. The token comes from this site's OAuth 2.0 authorization server (Authorization Code with PKCE), issued to a member client for a member who signed in, with <code>resource=${site.origin}</code>. There is no anonymous access.</li>
 <li>Scopes: ${scopeList}. Each field that needs one shows it below (the schema's <code>@requiresScope</code> directive).</li>
 <li>How to get a token, step by step: <a href="/auth.md">the agent guide</a>.</li>
+<li>Try it in the browser: <a href="${DOCS_PATHS.memberApiExplorer}">the explorer</a> (GraphiQL; paste a token in its Headers tab).</li>
+<li>The schema as SDL, for code generators (no token needed): <a href="${sdlPath}">${sdlPath}</a>.</li>
 </ul>
 <p>Deployment variant ${variant.name}. This page is generated from the schema the server runs.</p>
 ${reference}`,
