@@ -24,6 +24,7 @@ export function memberGraphqlEndpoint(services: Services): Middleware<SiteState>
   return async (ctx) => {
     const { site } = ctx.state;
     const verified = await passMemberTokenGate(services, site, resourceRequestOf(ctx, services.config), { anonymous: 'refuse', ownerlessRefusal: 'the access token is not bound to a member' });
+    ctx.state.clientId = verified.client.clientId;
     gate.admitToken(site, verified);
     const member = new GraphQLContext({ db: services.db, site, userId: verified.userId ?? 0 });
     member.scopes = verified.scopes;

@@ -70,6 +70,7 @@ export function errorHandling(render: ErrorRenderer): Middleware<RequestState> {
       }
     } catch (raw) {
       const failure = classifyFailure(raw);
+      ctx.state.errorCode = failure.error.code;
       if (failure.error.status >= 500) ctx.state.log.error({ err: raw }, 'request failed');
       render(ctx, failure);
     }

@@ -131,6 +131,7 @@ export function mcpEndpoint(services: Services): Middleware<SiteState> {
   return async (ctx) => {
     const { site } = ctx.state;
     const caller = await authenticateMcpCaller(services, site, resourceRequestOf(ctx, services.config));
+    ctx.state.clientId = caller.authInfo?.clientId;
     if (ctx.method !== 'POST') {
       return jsonRpcError(ctx, 405, -32000, `Method not allowed: ${MCP_PATH} is a stateless MCP endpoint; send JSON-RPC messages with POST`, null, { Allow: 'POST' });
     }

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { ParameterizedContext } from 'koa';
 import type { components } from '../../../generated/admin-api.js';
+import type { RequestState } from '../../http/state.js';
 import { AppError, ValidationError } from '../../shared/errors.js';
 import { classifyFailure } from '../../shared/failure.js';
 
@@ -81,6 +82,7 @@ export function problemBody(problem: AdminProblem, instance: string): Problem {
 /** Writes `application/problem+json` (never cached: admin answers are per operator). */
 export function sendProblem(ctx: ParameterizedContext, raw: unknown): AdminProblem {
   const problem = toProblem(raw);
+  (ctx.state as Partial<RequestState>).errorCode = problem.code;
   ctx.status = problem.status;
   ctx.set(problem.headers);
   ctx.set('Cache-Control', 'no-store');

@@ -29,9 +29,9 @@ export interface ServiceClientPrincipal {
 /** Who calls the admin API. */
 export type OperatorPrincipal = PersonPrincipal | ServiceClientPrincipal;
 
-/** The caller as the request log names it, so every admin write's log line says who made it. */
+/** The caller as the request log names it, so every admin write's log line says who made it (the access line adds its clientId). */
 export function principalLogFields(principal: OperatorPrincipal): Record<string, unknown> {
-  return principal.kind === 'user' ? { actorUserId: principal.userId, clientId: principal.token.client.clientId } : { actorClientId: principal.clientId };
+  return principal.kind === 'user' ? { actorUserId: principal.userId } : { actorClientId: principal.clientId };
 }
 
 /** The acting operator of the members rules (src/people/members.ts): a service client has no user and no roles. */

@@ -49,6 +49,7 @@ export const identifyClient = step<AuthorizeFlow>('identify the client', async (
   const resolved = await resolvePageClient(flow.db, flow.site, clientId, flow.ctx.ip);
   if (!resolved) throw new UntrustedRequestError(`No application with client_id "${clip(clientId)}" is registered at ${flow.site.name}.`);
   flow.client = resolved.client;
+  flow.ctx.state.clientId = resolved.client.clientId;
   flow.draft.clientId = clientId;
 });
 

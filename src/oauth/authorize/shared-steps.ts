@@ -67,6 +67,7 @@ export const reloadClient = step<AuthorizeFlow>('reload the client', async (flow
   const resolved = await resolvePageClient(flow.db, flow.site, request.parameters.clientId);
   if (!resolved || resolved.client.ref !== request.clientRef) throw new UntrustedRequestError('The application of this authorization is no longer registered at this site.');
   flow.client = resolved.client;
+  flow.ctx.state.clientId = resolved.client.clientId;
 });
 
 /** Spec, Authentication 4-5: a member client needs any role at the site; an operator client an operator role. */

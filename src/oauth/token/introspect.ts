@@ -15,6 +15,7 @@ export function introspectionEndpoint(services: Services): Middleware<SiteState>
     const token = requireParam(form, 'token');
     const { site } = ctx.state;
     const { client } = await authenticateClient(services.db, site, form, ctx.get('authorization') || undefined, 'introspection');
+    ctx.state.clientId = client.clientId;
     const now = Date.now();
     const asAccess = await findPairByAccessToken(services.db, token);
     const asRefresh = asAccess ? null : await findPairByRefreshToken(services.db, token);

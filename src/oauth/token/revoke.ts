@@ -20,6 +20,7 @@ export function revocationEndpoint(services: Services): Middleware<SiteState> {
     const token = requireParam(form, 'token');
     const { site } = ctx.state;
     const { client } = await authenticateClient(services.db, site, form, ctx.get('authorization') || undefined, 'revocation');
+    ctx.state.clientId = client.clientId;
     const found = await findPresentedToken(services, token, form.get('token_type_hint'));
     // A token of another site or client is unactionable for this caller: 200, nothing revoked.
     if (found && found.pair.siteId === site.id && found.pair.clientRef === client.ref && isActionable(found)) {

@@ -48,6 +48,7 @@ export function tokenEndpoint(services: Services): Middleware<SiteState> {
     const presented = grant === refreshTokenGrant ? await prefetchRefreshToken(services.db, form) : undefined;
     const known = presented ? { client: presented.client, secretHash: presented.clientSecretHash } : undefined;
     const { client } = await authenticateClient(services.db, site, form, ctx.get('authorization') || undefined, 'token', known);
+    ctx.state.clientId = client.clientId;
     const dpopJkt = await acceptTokenRequestProof(services.db, site, client, proof);
     // RFC 6749 4.4: a service client acts only as itself; it has no codes or refresh tokens to present.
     if (client.kind === 'service' && grant !== clientCredentialsGrant) throw new UnauthorizedClientError(`${client.name} is a service client: it may use client_credentials only`);

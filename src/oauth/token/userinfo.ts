@@ -10,6 +10,7 @@ export function userinfoEndpoint(services: Services): Middleware<SiteState> {
   return async (ctx) => {
     const { site } = ctx.state;
     const verified = await requireAccessToken(services.db, site, resourceRequestOf(ctx, services.config));
+    ctx.state.clientId = verified.client.clientId;
     // A service client's token has no user: not a token for this endpoint at all (401), whatever its scopes.
     if (verified.user === null) throw new InvalidTokenError(site.origin, 'the access token is not bound to a user');
     requireAnyScope(site, verified, ['openid']);
