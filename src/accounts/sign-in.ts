@@ -8,10 +8,13 @@ import { findSignInAccountAt, normalizeEmail, type User } from './users.js';
 /**
  * Password sign-in with rate limits per account and per client address, counted in the database so every instance
  * shares them (spec: Limits). Not shown in the spec; our choice (docs/authorize.md):
- * - per account (the email as typed, normalised): 5 failed attempts per 15-minute window;
- * - per client address (IPv4 address, or IPv6 /64): 20 failed attempts per 15-minute window.
+ * - per account (the email as typed, normalised): 5 failed attempts per sliding 15-minute window;
+ * - per client address (IPv4 address, or IPv6 /64): 20 failed attempts per sliding 15-minute window.
  * Each attempt is counted before the password is checked (so parallel guesses cannot slip past the limit) and
- * given back when it succeeds, so only failures use up the allowance.
+ * given back when it succeeds, so only failures use up the allowance. So that one person cannot lock out everyone
+ * behind a school's address: an attempt the account's own limit refuses is not counted against the address, and a
+ * successful sign-in gives back to the address the failures its account made in the current window (a typo
+ * followed by the right password costs the address nothing) and starts the account's count again.
  */
 export const SIGN_IN_LIMITS = {
   perAccount: { limit: 5, windowSeconds: 15 * 60 },
@@ -78,13 +81,18 @@ async function checkPassword(db: Database, siteId: number, email: string, passwo
 export async function signInWithPassword(db: Database, input: { siteId: number; email: string; password: string; clientAddress: string }): Promise<SignInOutcome> {
   const buckets = signInBuckets(input.email, input.clientAddress);
   const { perAccount, perAddress } = SIGN_IN_LIMITS;
-  const byAddress = await hit(db, buckets.address, perAddress.windowSeconds, perAddress.limit);
-  if (!byAddress.allowed) return { kind: 'rate_limited', limitedBy: 'address', retryAfterSeconds: byAddress.retryAfterSeconds };
   const byAccount = await hit(db, buckets.account, perAccount.windowSeconds, perAccount.limit);
   if (!byAccount.allowed) return { kind: 'rate_limited', limitedBy: 'account', retryAfterSeconds: byAccount.retryAfterSeconds };
+  const byAddress = await hit(db, buckets.address, perAddress.windowSeconds, perAddress.limit);
+  if (!byAddress.allowed) {
+    // Not checked, so not the account's failure.
+    await release(db, buckets.account, perAccount.windowSeconds);
+    return { kind: 'rate_limited', limitedBy: 'address', retryAfterSeconds: byAddress.retryAfterSeconds };
+  }
   const user = await checkPassword(db, input.siteId, input.email, input.password);
   if (!user) return { kind: 'invalid_credentials' };
-  await release(db, buckets.address, perAddress.windowSeconds);
-  await release(db, buckets.account, perAccount.windowSeconds);
+  // This attempt and the account's earlier failures of this window, given back to the address and the account.
+  await release(db, buckets.address, perAddress.windowSeconds, byAccount.hits);
+  await release(db, buckets.account, perAccount.windowSeconds, byAccount.hits);
   return { kind: 'signed_in', user };
 }

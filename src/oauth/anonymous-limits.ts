@@ -1,17 +1,14 @@
-import type { Middleware } from 'koa';
 import { clientAddressKey } from '../accounts/sign-in.js';
 import type { AnonymousLimitsConfig } from '../config/config.js';
 import type { Database } from '../db/connection.js';
-import type { SiteState } from '../http/state.js';
-import { AppError } from '../shared/errors.js';
-import { LruCache } from '../shared/lru-cache.js';
 import { hit, type RateLimitResult } from '../db/rate-limit.js';
 import { OAuthError } from './errors.js';
 
 /**
  * What anonymous traffic may make us do, per client address and per client (docs/oauth.md, "Limits on anonymous
- * traffic"). Every count is a fixed-window counter in `rate_limit_counters` (src/db/rate-limit.ts), so all
- * instances share it. Sign-in attempts have their own limits (src/accounts/sign-in.ts).
+ * traffic"). Every count is a sliding-window counter in `rate_limit_counters` (src/db/rate-limit.ts), so all
+ * instances share it. Failures where clients authenticate are limited in src/oauth/failure-limits.ts; sign-in
+ * attempts have their own limits (src/accounts/sign-in.ts).
  */
 export const ANONYMOUS_LIMITS = {
   /** Authorization requests for one client from browsers that are not signed in, from any address. */
@@ -49,34 +46,4 @@ export function countHit(db: Database, bucket: string, limit: Limit): Promise<Ra
 /** The counter key of a client address (an IPv4 address or an IPv6 /64). */
 export function addressBucket(kind: string, address: string): string {
   return `${kind}:address:${clientAddressKey(address)}`;
-}
-
-/**
- * Failures per client address at an endpoint (token, revocation, registration), as middleware. A success is never
- * counted and costs no statement; a 4xx error counts one hit and becomes the 429 once the address is over the limit.
- * An address over the limit is then answered 429 before any work, from a note this instance keeps until the window
- * ends; another instance learns it from the shared count at its next failure from that address, so each instance does
- * at most one more request's work per window.
- */
-export function limitFailures(db: Database, kind: string, limit: Limit): Middleware<SiteState> {
-  const blockedUntil = new LruCache<string, number>(10_000);
-  const refusal = (retryAfterSeconds: number) =>
-    new TooManyRequestsError(`Too many failed requests from this address; try again in ${Math.ceil(retryAfterSeconds)} seconds.`, retryAfterSeconds);
-  const countFailure = async (bucket: string): Promise<TooManyRequestsError | null> => {
-    const outcome = await countHit(db, bucket, limit);
-    if (outcome.allowed) return null;
-    blockedUntil.set(bucket, Date.now() + outcome.retryAfterSeconds * 1000);
-    return refusal(outcome.retryAfterSeconds);
-  };
-  return async (ctx, next) => {
-    const bucket = addressBucket(kind, ctx.ip);
-    const until = blockedUntil.get(bucket);
-    if (until !== undefined && until > Date.now()) throw refusal((until - Date.now()) / 1000);
-    try {
-      await next();
-    } catch (error) {
-      if (error instanceof AppError && error.status >= 400 && error.status < 500) throw (await countFailure(bucket)) ?? error;
-      throw error;
-    }
-  };
 }
