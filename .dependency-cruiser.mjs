@@ -42,7 +42,7 @@ export const floors = [
     description: 'What starts the process or a tool: the server, the CLI, the contract tools, the demo seed',
     paths: [
       '^src/main[.]ts$', '^src/server[.]ts$', '^src/app[.]ts$', '^src/heap-growth[.]ts$', '^src/production-mode[.]ts$',
-      '^src/cli/', '^src/contract/', '^src/demo/',
+      '^src/cli/', '^src/contract/', '^src/demo/', '^src/telemetry/',
     ],
   },
 ];

@@ -3,7 +3,11 @@ import { ConfigError } from './config/config-error.js';
 import { loadConfig, type Config } from './config/config.js';
 import { limitHeapGrowth } from './heap-growth.js';
 import { keyRingFrom, type KeyRing } from './keys/key-ring.js';
-import { startServer, StartupError } from './server.js';
+import type { RunningServer } from './server.js';
+import { startTracingIfWanted } from './telemetry/start.js';
+
+/** Once the listener has closed, how long requests in flight get to finish before their connections are cut. */
+const SHUTDOWN_GRACE_MS = 10_000;
 
 /** `npm start`: one clear line and exit 1 for a bad configuration or an unreachable database, before listening. */
 async function main(): Promise<void> {
@@ -22,8 +26,11 @@ async function main(): Promise<void> {
     throw error;
   }
   limitHeapGrowth(config.heapGrowingPercent);
+  // Tracing (docs/operations.md) starts before the server's modules load, so its instrumentations patch them.
+  const tracing = await startTracingIfWanted(process.env);
+  const { startServer, StartupError } = await import('./server.js');
 
-  let running;
+  let running: RunningServer;
   try {
     running = await startServer(config);
   } catch (error) {
@@ -35,21 +42,31 @@ async function main(): Promise<void> {
   }
   const { logger, listeningOn } = running;
   // Handlers go in before anything announces the server, so a supervisor reacting to the banner cannot race them.
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      logger.info({ signal }, 'shutting down: finishing in-flight requests');
-      running
-        .stop()
-        .then(() => {
-          logger.info('stopped');
-          process.exit(0);
-        })
-        .catch((error: unknown) => {
-          logger.error({ err: error }, 'shutdown failed');
-          process.exit(1);
-        });
-    });
-  }
+  // The first signal drains (docs/deployment.md, Draining); a second one ends the drain delay at once, in-flight
+  // requests still finishing within the grace.
+  let shuttingDown = false;
+  const shutDown = (signal: NodeJS.Signals) => {
+    if (shuttingDown) {
+      logger.info({ signal }, 'second signal: closing the listener now');
+      running.endDrain();
+      return;
+    }
+    shuttingDown = true;
+    logger.info({ signal }, 'shutting down');
+    running
+      .stop(SHUTDOWN_GRACE_MS, { drainSeconds: config.drainSeconds })
+      // The spans still buffered are exported before the process ends.
+      .then(() => tracing?.shutdown())
+      .then(() => {
+        logger.info('stopped');
+        process.exit(0);
+      })
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => shutDown(signal));
   if (keyRing.generated?.created) logger.info({ keyEncryptionKeyFile: keyRing.generated.file }, 'generated a key-encryption key for the signing keys (docs/signing-keys.md)');
   logger.info({ listeningOn, metricsOn: running.metricsOn, variant: config.variant, demoOrigin: config.publicOrigin }, 'listening');
   // The human-readable banner goes to stderr so stdout stays one JSON log line per event.

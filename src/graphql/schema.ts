@@ -3,6 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import { resolversFor } from './resolvers/index.js';
 import { typeDefsFor } from './sdl.js';
 import { enforceScopes, requiredScopes, type ScopeMap } from './scopes.js';
+import { withResolverGroupSpans } from './tracing.js';
 import type { VariantProfile } from '../variant.js';
 
 export interface MemberSchema {
@@ -13,5 +14,5 @@ export interface MemberSchema {
 /** The executable member schema of a deployment, with @requiresScope enforced on every field that declares it. */
 export function buildMemberSchema(variant: VariantProfile): MemberSchema {
   const schema = makeExecutableSchema({ typeDefs: typeDefsFor(variant), resolvers: resolversFor(variant) });
-  return { schema: enforceScopes(schema), scopes: requiredScopes(schema) };
+  return { schema: withResolverGroupSpans(enforceScopes(schema)), scopes: requiredScopes(schema) };
 }

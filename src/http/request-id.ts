@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from '../shared/logger.js';
+import { activeTraceIds } from '../shared/tracing.js';
 import type { RequestState } from './state.js';
 
 const ACCEPTABLE_ID = /^[\w.:-]{1,128}$/;
@@ -22,6 +23,8 @@ export function requestLogging(logger: Logger): Middleware<RequestState> {
     ctx.state.log = logger.child({ requestId });
     ctx.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
+    // The request's HTTP server span while tracing is on (docs/operations.md, "Tracing"); undefined, and not logged, when off.
+    const traceIds = activeTraceIds();
     try {
       await next();
     } finally {
@@ -39,6 +42,8 @@ export function requestLogging(logger: Logger): Middleware<RequestState> {
           userAgent: userAgent.length > USER_AGENT_LOGGED_LENGTH ? userAgent.slice(0, USER_AGENT_LOGGED_LENGTH) : userAgent || undefined,
           clientId,
           errorCode: ctx.status >= 400 ? errorCode : undefined,
+          traceId: traceIds?.traceId,
+          spanId: traceIds?.spanId,
         },
         'request',
       );

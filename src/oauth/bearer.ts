@@ -4,6 +4,7 @@ import type { Scope } from '../clients/scopes.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/connection.js';
 import type { SiteContext } from '../http/state.js';
+import { annotateSpan, inSpanNow, tracingIsOn } from '../shared/tracing.js';
 import type { Site } from '../sites/sites.js';
 import { requireProofOfPossession, verifyResourceProof } from './dpop/resource-proof.js';
 import { dpopRequestOf, type DpopRequest } from './dpop/request.js';
@@ -58,7 +59,19 @@ export function accessCredentialsOf(site: Site, authorization: string | undefine
  * token revokes its predecessor (spec: Token pair). A database that cannot answer surfaces as a connection error,
  * which the error middleware turns into 503 without WWW-Authenticate.
  */
-export async function verifyAccessToken(db: Database, site: Site, credentials: AccessCredentials, request: DpopRequest, now = new Date()): Promise<VerifiedToken> {
+export function verifyAccessToken(db: Database, site: Site, credentials: AccessCredentials, request: DpopRequest, now = new Date()): Promise<VerifiedToken> {
+  return tracingIsOn() ? verifyInSpan(db, site, credentials, request, now) : verify(db, site, credentials, request, now);
+}
+
+/** The verification as the span `oauth2.verify_token` (docs/operations.md, "Tracing"), while tracing is on. */
+function verifyInSpan(db: Database, site: Site, credentials: AccessCredentials, request: DpopRequest, now: Date): Promise<VerifiedToken> {
+  return inSpanNow('oauth2.verify_token', () => {
+    annotateSpan('oauth2.token.scheme', credentials.scheme);
+    return verify(db, site, credentials, request, now);
+  });
+}
+
+async function verify(db: Database, site: Site, credentials: AccessCredentials, request: DpopRequest, now: Date): Promise<VerifiedToken> {
   const { scheme, token } = credentials;
   // The proof's stateless checks first: a request refused for its proof reads and writes nothing.
   const proof = scheme === 'DPoP' ? await verifyResourceProof(site, token, request, now) : null;
@@ -66,6 +79,7 @@ export async function verifyAccessToken(db: Database, site: Site, credentials: A
   // A pair whose client is gone is gone too (foreign key): unknown either way.
   if (!presented) throw new InvalidTokenError(site.origin, 'the access token is not recognised', scheme);
   const { pair, client, user, roles } = presented;
+  annotateSpan('oauth2.client_id', client.clientId);
   // RFC 9449 7.1: a DPoP-bound token is always challenged with the DPoP scheme.
   const challenge = pair.dpopJkt === null ? scheme : 'DPoP';
   // RFC 8707: the token is bound to the origin it was issued for (Authentication 7).

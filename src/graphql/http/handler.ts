@@ -13,6 +13,7 @@ import type { MemberSchema } from '../schema.js';
 import type { ScopeGate } from '../scope-gate.js';
 import { formatError, unavailableResponse } from '../errors.js';
 import { successResponse } from './success-response.js';
+import { tracedExecutor } from '../tracing.js';
 
 /** What one request hands the handler: the resolvers' context, and who is calling for the deprecation count. */
 export interface MemberRequestContext {
@@ -34,7 +35,7 @@ export function memberGraphqlHandler(services: Pick<Services, 'db' | 'metrics'>,
   return createHandler<IncomingMessage, MemberRequestContext, Record<PropertyKey, unknown>>({
     schema,
     formatError,
-    execute: compiledExecutor(schema),
+    execute: tracedExecutor(compiledExecutor(schema)),
     onOperation: async (req, args, result) => {
       // A field whose store could not answer makes the whole answer a 503, as on every interface (src/graphql/errors.ts).
       const unavailable = unavailableResponse(result);
