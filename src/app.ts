@@ -7,6 +7,7 @@ import { docsRoutes } from './docs/routes.js';
 import { memberGraphqlEndpoint } from './graphql/endpoint.js';
 import { graphqlHttpErrors } from './graphql/errors.js';
 import { memberSchemaDocumentPath, memberSchemaDocumentRoute } from './graphql/schema-document.js';
+import { responseCompression } from './http/compression.js';
 import { errorHandling, jsonOrPageErrors } from './http/errors.js';
 import { healthCheck, readinessCheck } from './http/health.js';
 import { routeByPrefix } from './http/prefix-routing.js';
@@ -36,6 +37,7 @@ export function createApp(services: Services): Koa<RequestState> {
 
   app.use(httpMetrics(services.metrics));
   app.use(requestLogging(logger));
+  app.use(responseCompression());
   const graphqlPath = services.variant.memberGraphql.path;
   const memberSchemaPath = memberSchemaDocumentPath(services.variant);
   const probePaths = { health: '/healthz', readiness: '/readyz' } as const;

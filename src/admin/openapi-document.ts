@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { StaticBody } from '../http/compression.js';
 import type { SiteState } from '../http/state.js';
 import { readContract, servedContract } from './contract.js';
 
@@ -9,11 +10,25 @@ import { readContract, servedContract } from './contract.js';
  */
 export const OPENAPI_DOCUMENT_PATH = '/openapi.json';
 
+/** How many origins' documents are kept serialized and compressed (about 0.6 MB each). */
+const DOCUMENTS_KEPT = 8;
+
 export function openapiDocument(): Middleware<SiteState> {
   const template = readContract();
+  // The document of an origin never changes while the process runs: serialized once, compressed once per coding.
+  const documents = new Map<string, StaticBody>();
+  const documentOf = (origin: string): StaticBody => {
+    const kept = documents.get(origin);
+    if (kept) return kept;
+    const document = new StaticBody(JSON.stringify(servedContract(template, origin), null, 2));
+    const oldest = documents.keys().next();
+    if (documents.size >= DOCUMENTS_KEPT && !oldest.done) documents.delete(oldest.value);
+    documents.set(origin, document);
+    return document;
+  };
   return async (ctx) => {
     ctx.status = 200;
-    ctx.body = JSON.stringify(servedContract(template, ctx.state.site.origin), null, 2);
+    await documentOf(ctx.state.site.origin).answer(ctx);
     ctx.type = 'application/json; charset=utf-8';
     ctx.set('Cache-Control', 'public, max-age=300');
     ctx.set('Access-Control-Allow-Origin', '*');
