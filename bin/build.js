@@ -84,6 +84,12 @@ function compile() {
 if (process.argv.includes('--check')) process.exit(upToDate() ? 0 : 3);
 const ifStale = process.argv.includes('--if-stale');
 if (ifStale && upToDate()) process.exit(0);
+// A production install (`npm ci --omit=dev`, as the container image's dependency stage runs it) has no TypeScript:
+// `prepare` then leaves dist/ to whoever ships it (the image copies it from its build stage) instead of failing.
+if (ifStale && !fs.existsSync(path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'))) {
+  process.stderr.write('schoolgate: TypeScript is not installed (a production install): dist/ is not compiled here\n');
+  process.exit(0);
+}
 await acquireLock();
 try {
   if (!(ifStale && upToDate())) {
