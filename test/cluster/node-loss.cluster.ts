@@ -18,6 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import type { User } from '../../src/accounts/users.js';
 import type { Database } from '../../src/db/connection.js';
+import { sha256Hex } from '../../src/shared/random.js';
 import { createSite, type Site } from '../../src/sites/sites.js';
 import { variantProfile } from '../../src/variant.js';
 import { issueCode, makeClient, makeUser, REDIRECT_URI, type TestClient } from '../support/oauth-fixtures.js';
@@ -79,9 +80,21 @@ interface Outcome {
   retryAfter: string | null;
   /** Set when the answer is neither a good 200 nor a clean 503 temporarily_unavailable with Retry-After. */
   problem?: string;
+  /** The chain (its index in the run) and, for a refresh, the SHA-256 of the refresh token sent, to trace a problem. */
+  chain?: number;
+  sentHash?: string;
+}
+
+/** One readiness check (GET /readyz) of an instance. */
+interface Sample {
+  side: Side;
+  at: number;
+  tookMs: number;
+  status: number | 'no answer';
 }
 
 interface Chain {
+  index: number;
   side: Side;
   access_token: string;
   refresh_token: string;
@@ -138,6 +151,7 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
   const graphqlPath = variantProfile('A').memberGraphql.path;
 
   const node1 = () => db as Database;
+  let chainCount = 0;
   const instanceOf = (side: Side) => (side === 'A' ? a : b) as Instance;
 
   before(async function () {
@@ -205,12 +219,13 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
     });
     expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
     const tokens = answer.body as { access_token: string; refresh_token: string };
-    return { side, access_token: tokens.access_token, refresh_token: tokens.refresh_token };
+    return { index: chainCount++, side, access_token: tokens.access_token, refresh_token: tokens.refresh_token };
   }
 
   /** One request of `kind` for `chain` at `side`'s instance, judged: a good 200, a clean 503, or a problem. */
   async function attempt(side: Side, kind: Kind, chain: Chain): Promise<Outcome> {
     const instance = instanceOf(side);
+    const sentHash = kind === 'refresh' ? sha256Hex(chain.refresh_token) : undefined;
     const startedAt = Date.now();
     const signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
     try {
@@ -233,7 +248,7 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
         });
       }
       const text = await response.text();
-      const outcome: Outcome = { side, kind, startedAt, endedAt: Date.now(), status: response.status, retryAfter: response.headers.get('retry-after') };
+      const outcome: Outcome = { side, kind, startedAt, endedAt: Date.now(), status: response.status, retryAfter: response.headers.get('retry-after'), chain: chain.index, sentHash };
       let body: Record<string, unknown> = {};
       try {
         body = JSON.parse(text) as Record<string, unknown>;
@@ -263,7 +278,26 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
       const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
       await sleep(50);
       const cause = error instanceof Error ? `${error.message} ${String((error as { cause?: unknown }).cause ?? '')}` : String(error);
-      return { side, kind, startedAt, endedAt: Date.now(), status: timedOut ? 'timeout' : 'network-error', retryAfter: null, problem: cause };
+      return { side, kind, startedAt, endedAt: Date.now(), status: timedOut ? 'timeout' : 'network-error', retryAfter: null, problem: cause, chain: chain.index, sentHash };
+    }
+  }
+
+  /**
+   * Prints the unclean answers, and for the first few the history of their chain and what node 1 holds for the
+   * refresh token a refused refresh sent (a chain that was lost shows here how).
+   */
+  async function traceProblems(outcomes: Outcome[], start: number): Promise<void> {
+    const problems = outcomes.filter((outcome) => outcome.problem !== undefined);
+    if (problems.length === 0) return;
+    say(`unclean answers: ${problems.length}; first: ${describeOutcome(problems[0] as Outcome, start)}`);
+    for (const problem of problems.slice(0, 3)) {
+      if (problem.chain === undefined) continue;
+      const history = outcomes.filter((outcome) => outcome.chain === problem.chain && outcome.startedAt <= problem.startedAt).slice(-8);
+      say(`  chain ${problem.chain}: ${history.map((outcome) => `${outcome.kind} +${outcome.startedAt - start}..${outcome.endedAt - start} ${outcome.status}${outcome.sentHash ? ` ${outcome.sentHash.slice(0, 8)}` : ''}`).join(' | ')}`);
+      if (problem.sentHash) {
+        const row = (await node1()('token_pairs').where({ refresh_token_hash: problem.sentHash }).first('id', 'revoked_at', 'revoked_reason', 'parent_pair_id', 'successor_pair_id', 'created_at')) as Record<string, unknown> | undefined;
+        say(`  node 1 holds for ${problem.sentHash.slice(0, 8)}: ${row ? JSON.stringify(row) : 'no row'}`);
+      }
     }
   }
 
@@ -288,9 +322,34 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
     };
   }
 
+  /** GET /readyz at an instance every 200 ms until stopped, as a load balancer's readiness check. */
+  function pollReadiness(side: Side, samples: Sample[]): { stop(): Promise<void> } {
+    let running = true;
+    const loop = (async () => {
+      while (running) {
+        const at = Date.now();
+        try {
+          const response = await fetch(new URL('/readyz', instanceOf(side).url), { signal: AbortSignal.timeout(5000) });
+          await response.arrayBuffer();
+          samples.push({ side, at, tookMs: Date.now() - at, status: response.status });
+        } catch {
+          samples.push({ side, at, tookMs: Date.now() - at, status: 'no answer' });
+        }
+        await sleep(200);
+      }
+    })();
+    return {
+      async stop() {
+        running = false;
+        await loop;
+      },
+    };
+  }
+
   describe('the run: load at both instances, node 3 lost, node 3 restarted', () => {
     const outcomes: Outcome[] = [];
     const chains: Chain[] = [];
+    const readiness: Sample[] = [];
     let timeline: Timeline;
     let suspectTimeoutMs = 0;
     let inactiveTimeoutMs = 0;
@@ -307,6 +366,7 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
 
       const start = Date.now();
       const load = startLoad(chains, outcomes);
+      const probes = (['A', 'B'] as const).map((side) => pollReadiness(side, readiness));
 
       const states: Timeline['states'] = [];
       let watching = true;
@@ -352,6 +412,7 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
         await sleep(AFTER_SYNC_MS);
       } finally {
         await load.stop();
+        await Promise.all(probes.map((probe) => probe.stop()));
         watching = false;
         await watcher;
       }
@@ -372,11 +433,12 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
           say(`instance ${side} ${phase}: ${result.requests} requests ${JSON.stringify(result.statuses)}, p50 ${result.p50} ms, p99 ${result.p99} ms, max ${result.max} ms`);
         }
       }
+      for (const side of ['A', 'B'] as const) say(`instance ${side} /readyz: ${describeReadiness(readiness.filter((sample) => sample.side === side), start)}`);
+      summary.readiness = Object.fromEntries((['A', 'B'] as const).map((side) => [side, describeReadiness(readiness.filter((sample) => sample.side === side), start)]));
       const stall = survivorStall(outcomes, timeline);
       summary.survivorStallMs = stall;
       say(`instance A's stall after the loss: the longest wait of a request in flight at or started after the loss was ${stall} ms; load average ${os.loadavg().map((load) => load.toFixed(2)).join(' ')}`);
-      const problems = outcomes.filter((outcome) => outcome.problem !== undefined);
-      if (problems.length > 0) say(`unclean answers: ${problems.length}; first: ${describeOutcome(problems[0] as Outcome, start)}`);
+      await traceProblems(outcomes, start);
       fs.writeFileSync(path.join(logDir, 'node-loss-summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
     });
 
@@ -389,14 +451,20 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
       expect(percentile(unavailable, 99), `p99 of instance B's 503s (ms), ${unavailable.length} of them`).to.be.at.most(LOST_INSTANCE_P99_MS);
     });
 
-    it('instance A, on a surviving node, keeps answering: 200 (or a clean 503 while the cluster declares node 3 gone), its stall bounded by evs.inactive_timeout', () => {
+    it('instance A, on a surviving node, keeps answering: 200 (or a clean 503 while the cluster stalls), its stall bounded by evs.inactive_timeout', () => {
       const mine = outcomes.filter((outcome) => outcome.side === 'A');
       expect(mine.filter((outcome) => outcome.problem !== undefined).map((outcome) => describeOutcome(outcome, timeline.start))).to.deep.equal([]);
       expect(timeline.declaredGoneAt, 'node 1 saw a cluster of 2').to.be.a('number');
-      // Before the loss, and from a little after the cluster declared node 3 gone, every answer is a 200.
-      const settledFrom = (timeline.declaredGoneAt ?? timeline.lossAt) + 2000;
-      const outsideTheStall = mine.filter((outcome) => outcome.endedAt < timeline.lossAt || outcome.startedAt >= settledFrom);
-      expect(outsideTheStall.filter((outcome) => outcome.status !== 200).map((outcome) => describeOutcome(outcome, timeline.start))).to.deep.equal([]);
+      // Every answer is a 200 except while the cluster stalls: from the loss until a little after it declared node 3
+      // gone, and while node 3 receives its state transfer (the donor pauses to hand over a consistent copy).
+      const stalls: Array<[number, number]> = [
+        [timeline.lossAt, (timeline.declaredGoneAt ?? timeline.lossAt) + 2000],
+        [timeline.restartAt ?? timeline.end, (timeline.syncedAt ?? timeline.end) + 2000],
+      ];
+      const inStall = (outcome: Outcome) => stalls.some(([from, until]) => outcome.endedAt >= from && outcome.startedAt < until);
+      const unavailable = mine.filter((outcome) => outcome.status !== 200);
+      say(`instance A's answers other than 200: ${unavailable.length} (${unavailable.filter(inStall).length} while the cluster stalled)`);
+      expect(unavailable.filter((outcome) => !inStall(outcome)).map((outcome) => describeOutcome(outcome, timeline.start))).to.deep.equal([]);
       // A silent node is suspected after evs.suspect_timeout and declared gone once every other node suspects it, at
       // the latest after evs.inactive_timeout; commits and causal reads wait for the new view meanwhile.
       expect(survivorStall(outcomes, timeline), `instance A's stall (ms); evs.suspect_timeout ${suspectTimeoutMs} ms`).to.be.at.most(inactiveTimeoutMs + STALL_SLACK_MS);
@@ -411,6 +479,18 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
       const late = mine.filter((outcome) => outcome.startedAt >= syncedAt + RECOVERY_MS);
       expect(late.length).to.be.greaterThan(0);
       expect(late.filter((outcome) => outcome.status !== 200).map((outcome) => describeOutcome(outcome, timeline.start))).to.deep.equal([]);
+    });
+
+    it('instance B’s /readyz says 503 while its node is away and 200 again once it is synced, so a load balancer takes it out and back', () => {
+      const mine = readiness.filter((sample) => sample.side === 'B');
+      const syncedAt = timeline.syncedAt as number;
+      // From a moment after the loss (the first request or probe to meet the dead node) until the node is back.
+      const away = mine.filter((sample) => sample.at >= timeline.lossAt + 2000 && sample.at + sample.tookMs < (timeline.restartAt ?? syncedAt));
+      expect(away.length).to.be.greaterThan(0);
+      expect(away.filter((sample) => sample.status !== 503).map((sample) => `+${sample.at - timeline.start} ms: ${sample.status}`)).to.deep.equal([]);
+      const back = mine.find((sample) => sample.at >= syncedAt && sample.status === 200);
+      expect(back, '/readyz 200 at instance B after node 3 was synced').to.not.equal(undefined);
+      expect((back as Sample).at + (back as Sample).tookMs - syncedAt).to.be.at.most(RECOVERY_MS);
     });
 
     it('no refresh chain is lost: every chain’s latest tokens work at both instances', async () => {
@@ -439,6 +519,7 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
     // gives, errno 1047 "WSREP has not yet prepared node for application use", is produced here on purpose:
     // wsrep_reject_queries = ALL makes a synced node refuse every query with that error and keep its connections.
     const REFUSING_MS = 6000;
+    const readiness: Sample[] = [];
     const outcomes: Outcome[] = [];
     const chains: Chain[] = [];
     let refusedAt = 0;
@@ -450,6 +531,7 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
       for (const side of ['A', 'B'] as const) for (let index = 0; index < Math.max(2, WORKERS_PER_INSTANCE / 2); index += 1) chains.push(await chainAt(side));
       const start = Date.now();
       const load = startLoad(chains, outcomes);
+      const probe = pollReadiness('B', readiness);
       try {
         await sleep(2000);
         await onNode(LOST_NODE, 'SET GLOBAL wsrep_reject_queries = ALL');
@@ -460,14 +542,15 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
         acceptedAt = Date.now();
         await sleep(AFTER_SYNC_MS / 2);
         await load.stop();
+        await probe.stop();
         end = Date.now();
       }
+      say(`instance B /readyz: ${describeReadiness(readiness, refusedAt)} (times from the refusal; accepted again at +${acceptedAt - refusedAt} ms)`);
       for (const [phase, range] of [['before', [start, refusedAt]], ['refusing', [refusedAt, acceptedAt]], ['after', [acceptedAt, end + 1]]] as const) {
         const result = figures(outcomes.filter((outcome) => outcome.side === 'B' && outcome.startedAt >= range[0] && outcome.startedAt < range[1]));
         say(`instance B ${phase}: ${result.requests} requests ${JSON.stringify(result.statuses)}, p50 ${result.p50} ms, p99 ${result.p99} ms, max ${result.max} ms`);
       }
-      const problems = outcomes.filter((outcome) => outcome.problem !== undefined);
-      if (problems.length > 0) say(`unclean answers: ${problems.length}; first: ${describeOutcome(problems[0] as Outcome, start)}`);
+      await traceProblems(outcomes, start);
     });
 
     after(async () => {
@@ -480,6 +563,17 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
       expect(refusing.filter((outcome) => outcome.status === 503).length, 'instance B’s 503s while node 3 refused').to.be.greaterThan(0);
       expect(percentile(latencies(refusing), 99), 'p99 (ms) of instance B while node 3 refused').to.be.at.most(LOST_INSTANCE_P99_MS);
       expect(statusCounts(outcomes.filter((outcome) => outcome.side === 'A'))).to.have.keys('200');
+    });
+
+    it('instance B’s /readyz says 503 while its node refuses and 200 again once it accepts, so a load balancer takes it out and back', () => {
+      // A node that refuses application queries still answers `SELECT 1` (a statement that reads no table), so a
+      // readiness check must look further than that.
+      const refusing = readiness.filter((sample) => sample.at >= refusedAt + 2000 && sample.at + sample.tookMs < acceptedAt);
+      expect(refusing.length).to.be.greaterThan(0);
+      expect(refusing.filter((sample) => sample.status !== 503).map((sample) => `+${sample.at - refusedAt} ms: ${sample.status}`)).to.deep.equal([]);
+      const back = readiness.find((sample) => sample.at >= acceptedAt && sample.status === 200);
+      expect(back, '/readyz 200 after node 3 accepted queries again').to.not.equal(undefined);
+      expect((back as Sample).at + (back as Sample).tookMs - acceptedAt).to.be.at.most(RECOVERY_MS);
     });
 
     it('instance B answers 200 again within the recovery bound once its node accepts queries', () => {
@@ -498,6 +592,17 @@ function describeState(state: WsrepState | null): string {
 
 function describeOutcome(outcome: Outcome, start: number): string {
   return `${outcome.side} ${outcome.kind} at +${((outcome.startedAt - start) / 1000).toFixed(2)} s, ${outcome.endedAt - outcome.startedAt} ms: ${outcome.status}${outcome.problem ? ` ${outcome.problem}` : ''}`;
+}
+
+/** A run of readiness samples as its changes: "+0.0 s 200, +5.3 s 503 (x40), …". */
+function describeReadiness(samples: Sample[], start: number): string {
+  const runs: Array<{ at: number; status: Sample['status']; count: number }> = [];
+  for (const sample of samples) {
+    const last = runs.at(-1);
+    if (last && last.status === sample.status) last.count += 1;
+    else runs.push({ at: sample.at, status: sample.status, count: 1 });
+  }
+  return runs.map((run) => `+${((run.at - start) / 1000).toFixed(1)} s ${run.status} (x${run.count})`).join(', ');
 }
 
 /** Before the loss, while node 3 was away (until Synced), and after. */
