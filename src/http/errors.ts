@@ -1,7 +1,8 @@
 import type { Middleware, ParameterizedContext } from 'koa';
-import { AppError, ValidationError } from '../shared/errors.js';
+import { AppError, SiteNotFoundError, ValidationError } from '../shared/errors.js';
 import { classifyFailure, type Failure } from '../shared/failure.js';
 import { browserErrorPage } from './browser-error-page.js';
+import { unknownOriginPage } from './unknown-origin-page.js';
 import type { RequestState, SiteState } from './state.js';
 
 /** Anything thrown, as the interfaces word it (src/shared/failure.ts). */
@@ -40,7 +41,10 @@ export const jsonOrPageErrors = (machine: MachinePaths): ErrorRenderer => (ctx, 
   if (wantsPage(ctx, machine)) {
     const site = (ctx.state as Partial<SiteState>).site;
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = browserErrorPage({ status: error.status, request: `${ctx.method} ${ctx.path}`, siteName: site?.name ?? null, requestId: ctx.state.requestId, detail: error.message });
+    ctx.body =
+      error instanceof SiteNotFoundError
+        ? unknownOriginPage({ origin: error.origin, onlySite: error.onlySite, requestId: ctx.state.requestId })
+        : browserErrorPage({ status: error.status, request: `${ctx.method} ${ctx.path}`, siteName: site?.name ?? null, requestId: ctx.state.requestId, detail: error.message });
     return;
   }
   ctx.body = {

@@ -28,7 +28,8 @@ export function requestOrigin(protocol: string, host: string): string | null {
 
 /**
  * Finds the request's site from its origin; `{base_url}` in the spec is that origin. Koa reads
- * X-Forwarded-Proto/Host only when app.proxy is on (TRUST_PROXY). An unknown origin is a 404, never a fallback.
+ * X-Forwarded-Proto/Host only when app.proxy is on (TRUST_PROXY). An unknown origin is a 404, never a fallback: it
+ * names the origin asked for and, when the database holds a single site, where that site is.
  * Sites come from the process's cache (src/sites/site-cache.ts).
  */
 export function siteResolution(db: Database, sites: SiteCache): Middleware<SiteState> {
@@ -44,8 +45,8 @@ export function siteResolution(db: Database, sites: SiteCache): Middleware<SiteS
     if (origin === null) throw new AppError(400, 'invalid_request', 'the request has no usable Host header');
     const cached = sites.fresh(origin);
     if (cached) return enter(ctx, cached, next);
-    return sites.find(db, origin).then((site) => {
-      if (!site) throw new SiteNotFoundError(origin);
+    return sites.find(db, origin).then(async (site) => {
+      if (!site) throw new SiteNotFoundError(origin, await sites.onlySite(db));
       return enter(ctx, site, next);
     });
   };

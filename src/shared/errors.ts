@@ -50,10 +50,22 @@ export class SlugTakenError extends ConflictError {
   }
 }
 
-/** An unknown origin never falls back to another site's data, with many sites in one process. */
+/** A site as an unknown origin's answer may name it: its public origin and name. */
+export interface SiteAddress {
+  origin: string;
+  name: string;
+}
+
+/**
+ * An unknown origin never falls back to another site's data, with many sites in one process. When the database holds
+ * exactly one site, the answer says where it is (its origin is public; with several, naming them would list tenants).
+ */
 export class SiteNotFoundError extends NotFoundError {
-  constructor(origin: string) {
-    super(`No school site is configured for origin ${origin}`, 'site_not_found');
+  constructor(
+    readonly origin: string,
+    readonly onlySite: SiteAddress | null = null,
+  ) {
+    super(`No school site is configured for origin ${origin}${onlySite ? `; the school site of this server is at ${onlySite.origin}` : ''}`, 'site_not_found');
   }
 }
 

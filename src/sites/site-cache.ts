@@ -1,4 +1,6 @@
 import type { Database } from '../db/connection.js';
+import type { SiteAddress } from '../shared/errors.js';
+import { findOnlySite } from './only-site.js';
 import { findSiteByOrigin, siteWriteGeneration, type Site } from './sites.js';
 
 interface Entry {
@@ -12,6 +14,11 @@ export interface SiteCache {
   find(db: Database, origin: string): Promise<Site | null>;
   /** The site of an origin while its entry is fresh, without a wait; undefined when `find` would read it. */
   fresh(origin: string): Site | undefined;
+  /**
+   * The database's one site when it holds exactly one, else null (src/sites/only-site.ts), for the answer to an
+   * unknown origin; read at most once per lifetime (at least a second), so a flood of unknown origins costs one query each.
+   */
+  onlySite(db: Database): Promise<SiteAddress | null>;
 }
 
 /**
@@ -23,6 +30,8 @@ export interface SiteCache {
  */
 export function createSiteCache(lifetimeMs: number, clock: () => number = Date.now): SiteCache {
   const entries = new Map<string, Entry>();
+  let only: { value: SiteAddress | null; fetchedAt: number; generation: number } | null = null;
+  const onlyLifetimeMs = Math.max(lifetimeMs, 1000);
   const fresh = (origin: string): Site | undefined => {
     const entry = entries.get(origin);
     return entry && entry.generation === siteWriteGeneration() && clock() - entry.fetchedAt < lifetimeMs ? entry.site : undefined;
@@ -38,6 +47,14 @@ export function createSiteCache(lifetimeMs: number, clock: () => number = Date.n
       if (site && lifetimeMs > 0) entries.set(origin, { site, fetchedAt: readAt, generation: readGeneration });
       else entries.delete(origin);
       return site;
+    },
+    async onlySite(db) {
+      if (only && only.generation === siteWriteGeneration() && clock() - only.fetchedAt < onlyLifetimeMs) return only.value;
+      const readAt = clock();
+      const readGeneration = siteWriteGeneration();
+      const value = await findOnlySite(db);
+      only = { value, fetchedAt: readAt, generation: readGeneration };
+      return value;
     },
   };
 }

@@ -134,6 +134,8 @@ export async function createSite(db: Database, input: NewSite): Promise<Site> {
     created_at: now,
     updated_at: now,
   });
+  // A new site changes what an unknown origin's answer may say (src/sites/site-cache.ts, onlySite).
+  siteChanged();
   return getSite(db, Number(id));
 }
 
