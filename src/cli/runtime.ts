@@ -34,7 +34,7 @@ export async function withDatabase<T>(work: (db: Database) => Promise<T>): Promi
   const config = loadConfig();
   // Loaded here, not at start-up: knex and the migrations are most of what a command loads (see program.ts).
   const [{ openDatabase }, { migrateToLatest }] = await Promise.all([import('../db/connection.js'), import('../db/migrate.js')]);
-  const db = openDatabase(config.database);
+  const db = openDatabase(config.database, undefined, config.databaseTimeouts);
   try {
     await migrateToLatest(db);
     return await work(db);

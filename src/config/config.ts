@@ -1,5 +1,6 @@
 import { parseVariantName, type Variant } from '../variant.js';
 import { ConfigError } from './config-error.js';
+import { parseDatabaseTimeouts, type DatabaseTimeouts } from './database-timeouts.js';
 import { parseDatabaseUrl, type DatabaseConfig } from './database-url.js';
 import { parseKeyEncryption, type KeyEncryptionConfig } from './key-encryption.js';
 
@@ -16,6 +17,8 @@ export interface Config {
   seedDemo: boolean;
   logLevel: string;
   database: DatabaseConfig;
+  /** How long requests wait for the database before answering 503 (docs/operations.md, "Database outages"). */
+  databaseTimeouts: DatabaseTimeouts;
   /** The housekeeping job (docs/housekeeping.md). */
   prune: PruneConfig;
   /** How long a site's settings are cached per process; a change made by another process is seen within this. */
@@ -38,6 +41,8 @@ export interface Config {
   usageFlushIntervalSeconds: number;
   /** Require a server-issued nonce in every DPoP proof (RFC 9449 8, 9; docs/oauth.md, DPoP); false: accepted when sent. */
   dpopNonceRequired: boolean;
+  /** Seconds the listener stays open after SIGTERM with /readyz answering 503, so load balancers notice (docs/deployment.md, Draining). */
+  drainSeconds: number;
 }
 
 export interface AnonymousLimitsConfig {
@@ -118,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: parseBoolean(env.SCHOOLGATE_DEMO, 'SCHOOLGATE_DEMO', true),
     logLevel,
     database,
+    databaseTimeouts: parseDatabaseTimeouts(env),
     prune: {
       intervalSeconds: parseCount(env.SCHOOLGATE_PRUNE_INTERVAL_SECONDS, 'SCHOOLGATE_PRUNE_INTERVAL_SECONDS', 3600),
       retentionDays: parseCount(env.SCHOOLGATE_PRUNE_RETENTION_DAYS, 'SCHOOLGATE_PRUNE_RETENTION_DAYS', 7),
@@ -135,5 +141,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logoutDeliveryIntervalSeconds: parseCount(env.SCHOOLGATE_LOGOUT_DELIVERY_INTERVAL_SECONDS, 'SCHOOLGATE_LOGOUT_DELIVERY_INTERVAL_SECONDS', 5),
     usageFlushIntervalSeconds: parseCount(env.SCHOOLGATE_USAGE_FLUSH_INTERVAL_SECONDS, 'SCHOOLGATE_USAGE_FLUSH_INTERVAL_SECONDS', 30),
     dpopNonceRequired: parseBoolean(env.SCHOOLGATE_DPOP_NONCE_REQUIRED, 'SCHOOLGATE_DPOP_NONCE_REQUIRED', false),
+    drainSeconds: parseCount(env.SCHOOLGATE_DRAIN_SECONDS, 'SCHOOLGATE_DRAIN_SECONDS', 5),
   };
 }

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../config/database-timeouts.js';
 import type { DatabaseConfig } from '../config/database-url.js';
+import { guardPool, type PooledClient } from './pool-guard.js';
 import { betterSqliteClient } from './sqlite-driver.js';
 
 export type Database = Knex;
@@ -10,14 +12,27 @@ interface SqliteConnection {
   pragma(statement: string): unknown;
 }
 
+const timeoutsOfDatabase = new WeakMap<Database, DatabaseTimeouts>();
+
+/** The timeouts the database was opened with (the defaults for one opened elsewhere, e.g. a test's own knex). */
+export function databaseTimeouts(db: Database): DatabaseTimeouts {
+  return timeoutsOfDatabase.get(db) ?? DEFAULT_DATABASE_TIMEOUTS;
+}
+
 /** Where knex's own warnings go (e.g. "Can't take lock to run migrations"); never stdout, which holds our output. */
 export type KnexWarningSink = (message: string) => void;
 
 const warnOnStderr: KnexWarningSink = (message) => process.stderr.write(`knex: ${message}\n`);
 
+// A connection the pool could not get is the request's failure (a 503) and, once, the health state's log line
+// (src/db/health.ts): knex's own warning repeats it with a stack for every waiting request.
+const ACQUIRE_FAILURE = /^Acquire connection error/;
+
 function knexLog(warn: KnexWarningSink) {
   return {
-    warn: (message: unknown) => warn(String(message)),
+    warn: (message: unknown) => {
+      if (!ACQUIRE_FAILURE.test(String(message))) warn(String(message));
+    },
     // Errors also reach the caller as rejections, which say it once and in context.
     error: () => undefined,
     deprecate: (method: unknown, alternative: unknown) => warn(`${String(method)} is deprecated, use ${String(alternative)}`),
@@ -27,29 +42,41 @@ function knexLog(warn: KnexWarningSink) {
 
 /**
  * Opens the store: SQLite through better-sqlite3 when no DATABASE_URL is set (the embedded default),
- * MySQL/MariaDB through mysql2 otherwise. Every time is read and written in UTC.
+ * MySQL/MariaDB through mysql2 otherwise. Every time is read and written in UTC. The pool fails fast while the
+ * store does not answer (src/db/pool-guard.ts, src/db/health.ts).
  */
-export function openDatabase(config: DatabaseConfig, warn: KnexWarningSink = warnOnStderr): Database {
-  if (config.client === 'sqlite') {
-    fs.mkdirSync(path.dirname(config.filename), { recursive: true });
-    return knexFactory({
-      client: betterSqliteClient(),
-      log: knexLog(warn),
-      connection: { filename: config.filename },
-      useNullAsDefault: true,
-      pool: {
-        min: 1,
-        max: 1,
-        afterCreate(connection: SqliteConnection, done: (error: Error | null, connection: SqliteConnection) => void) {
-          // WAL + busy timeout let the CLI write while a server process holds the file open.
-          connection.pragma('journal_mode = WAL');
-          connection.pragma('busy_timeout = 5000');
-          connection.pragma('foreign_keys = ON');
-          done(null, connection);
-        },
+export function openDatabase(config: DatabaseConfig, warn: KnexWarningSink = warnOnStderr, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS): Database {
+  const db = config.client === 'sqlite' ? openSqlite(config.filename, warn, timeouts) : openMysql(config, warn, timeouts);
+  timeoutsOfDatabase.set(db, timeouts);
+  guardPool(db, db.client as PooledClient, { probeIntervalMs: timeouts.probeIntervalMs, store: config.client });
+  return db;
+}
+
+function openSqlite(filename: string, warn: KnexWarningSink, timeouts: DatabaseTimeouts): Database {
+  fs.mkdirSync(path.dirname(filename), { recursive: true });
+  return knexFactory({
+    client: betterSqliteClient(),
+    log: knexLog(warn),
+    connection: { filename },
+    useNullAsDefault: true,
+    acquireConnectionTimeout: timeouts.acquireMs,
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(connection: SqliteConnection, done: (error: Error | null, connection: SqliteConnection) => void) {
+        // WAL + busy timeout let the CLI write while a server process holds the file open. better-sqlite3 waits for
+        // a lock synchronously (the whole process waits), so the wait is short: past it, SQLITE_BUSY is a 503.
+        connection.pragma('journal_mode = WAL');
+        connection.pragma(`busy_timeout = ${timeouts.lockWaitMs}`);
+        connection.pragma('foreign_keys = ON');
+        done(null, connection);
       },
-    });
-  }
+    },
+  });
+}
+
+function openMysql(config: Extract<DatabaseConfig, { client: 'mysql' }>, warn: KnexWarningSink, timeouts: DatabaseTimeouts): Database {
+  const lockWaitSeconds = Math.max(1, Math.ceil(timeouts.lockWaitMs / 1000));
   return knexFactory({
     client: 'mysql2',
     log: knexLog(warn),
@@ -61,12 +88,12 @@ export function openDatabase(config: DatabaseConfig, warn: KnexWarningSink = war
       database: config.database,
       timezone: 'Z',
       charset: 'utf8mb4',
-      connectTimeout: 5000,
+      connectTimeout: timeouts.connectMs,
       supportBigNumbers: true,
       bigNumberStrings: false,
     },
-    pool: { min: 0, max: 10, afterCreate: readCausally },
-    acquireConnectionTimeout: 10000,
+    pool: { min: 0, max: 10, afterCreate: (connection: MysqlConnection, done: SessionDone) => boundLockWaits(connection, lockWaitSeconds, (error) => (error ? done(error, connection) : readCausally(connection, done))) },
+    acquireConnectionTimeout: timeouts.acquireMs,
   });
 }
 
@@ -74,7 +101,18 @@ interface MysqlConnection {
   query(sql: string, callback: (error: (Error & { errno?: number }) | null) => void): void;
 }
 
+type SessionDone = (error: Error | null, connection: MysqlConnection) => void;
+
 const ER_UNKNOWN_SYSTEM_VARIABLE = 1193;
+
+/**
+ * A row lock (innodb_lock_wait_timeout, 50 s by default) or a table's metadata lock (lock_wait_timeout, a year by
+ * default) is waited for only this long: past it the statement fails with ER_LOCK_WAIT_TIMEOUT, which the
+ * transaction retries within its budget (src/db/transaction.ts) and then answers 503.
+ */
+function boundLockWaits(connection: MysqlConnection, seconds: number, done: (error: Error | null) => void): void {
+  connection.query(`SET SESSION innodb_lock_wait_timeout = ${seconds}, lock_wait_timeout = ${seconds}`, (error) => done(error));
+}
 
 /**
  * Causal reads on a Galera cluster: a node applies other nodes' write sets a moment after they commit, so without this
@@ -82,7 +120,7 @@ const ER_UNKNOWN_SYSTEM_VARIABLE = 1193;
  * just issued. `wsrep_sync_wait = 1` makes each read wait until the node has applied everything committed before it
  * began. Without Galera (wsrep off) the setting does nothing; servers that do not know the variable (MySQL) skip it.
  */
-function readCausally(connection: MysqlConnection, done: (error: Error | null, connection: MysqlConnection) => void): void {
+function readCausally(connection: MysqlConnection, done: SessionDone): void {
   connection.query('SET SESSION wsrep_sync_wait = 1', (error) => done(error && error.errno !== ER_UNKNOWN_SYSTEM_VARIABLE ? error : null, connection));
 }
 

@@ -2,11 +2,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { TransactionConflictError } from '../shared/errors.js';
 import { isTransactionConflict } from '../shared/failure.js';
-import type { Database } from './connection.js';
+import { databaseTimeouts, type Database } from './connection.js';
 
 export interface TransactionOptions {
   /** Runs of the whole transaction before giving up; 8 unless set. */
   attempts?: number;
+  /**
+   * Milliseconds after the first run began past which no further run starts (SCHOOLGATE_DB_TRANSACTION_BUDGET_MS
+   * unless set): a run that waited out a lock wait timeout is not followed by another such wait.
+   */
+  budgetMs?: number;
 }
 
 const DEFAULT_ATTEMPTS = 8;
@@ -21,8 +26,8 @@ function backoffMs(attempt: number): number {
 /**
  * The one way to run a transaction. `work` may run more than once: when the database picks this transaction as a
  * deadlock victim, times out a lock wait, fails a Galera certification or finds SQLite busy, the transaction is
- * rolled back and run again from the start after a short jittered pause, up to `attempts` times; then
- * TransactionConflictError (503). So `work` must do nothing outside the database that a second run would repeat
+ * rolled back and run again from the start after a short jittered pause, up to `attempts` times and while the time
+ * budget lasts; then TransactionConflictError (503). So `work` must do nothing outside the database that a second run would repeat
  * wrongly, and must read what it decides on inside the transaction.
  *
  * Lock order, wherever rows of one table chain to each other (token pairs): parent before child.
@@ -33,13 +38,15 @@ function backoffMs(attempt: number): number {
 export async function withTransaction<T>(db: Database, work: (trx: Knex.Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
   if (db.isTransaction) return db.transaction(work);
   const attempts = options.attempts ?? DEFAULT_ATTEMPTS;
+  const deadline = Date.now() + (options.budgetMs ?? databaseTimeouts(db).transactionBudgetMs);
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await db.transaction(work);
     } catch (error) {
       if (!isTransactionConflict(error)) throw error;
-      if (attempt >= attempts) throw new TransactionConflictError(attempts);
-      await sleep(backoffMs(attempt));
+      const pause = backoffMs(attempt);
+      if (attempt >= attempts || Date.now() + pause >= deadline) throw new TransactionConflictError(attempt);
+      await sleep(pause);
     }
   }
 }

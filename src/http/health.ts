@@ -1,12 +1,15 @@
 import type { Middleware } from 'koa';
 import type { Database } from '../db/connection.js';
+import { databaseHealth } from '../db/pool-guard.js';
+import type { Logger } from '../shared/logger.js';
 import type { RequestState } from './state.js';
 
-const CHECK_TIMEOUT_MS = 2000;
+const CHECK_TIMEOUT_MS = 1000;
 
-type DatabaseCheck = { status: 'ok'; latencyMs: number } | { status: 'unreachable'; error: string };
+/** What the probes say about the database: whether it answered and how fast, never its address or the driver's text. */
+type DatabaseCheck = { status: 'ok' | 'unavailable'; latencyMs: number };
 
-/** Whether the database answers `select 1` within two seconds. */
+/** Whether the database answers `select 1` within a second (at once "unavailable" while it is known down, src/db/health.ts). */
 async function checkDatabase(db: Database): Promise<DatabaseCheck> {
   const started = Date.now();
   let timer: NodeJS.Timeout | undefined;
@@ -18,11 +21,26 @@ async function checkDatabase(db: Database): Promise<DatabaseCheck> {
       }),
     ]);
     return { status: 'ok', latencyMs: Date.now() - started };
-  } catch (error) {
-    return { status: 'unreachable', error: error instanceof Error ? error.message : String(error) };
+  } catch {
+    // The reason is logged once, when the process's view of the database changes (watchDatabaseHealth).
+    return { status: 'unavailable', latencyMs: Date.now() - started };
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Logs each change of the database's health state once, at warn and without a stack: the driver's message when it
+ * stops answering (it may name the database's address, so it goes to the log, never into an answer), how long it
+ * was away and how many requests were shed when it answers again. Returns the way to stop.
+ */
+export function watchDatabaseHealth(db: Database, logger: Logger): () => void {
+  const health = databaseHealth(db);
+  if (health === null) return () => undefined;
+  return health.onChange((change) => {
+    if (change.state === 'unhealthy') logger.warn({ database: 'unavailable', cause: change.cause }, 'the database does not answer: requests that need it answer 503 until it does');
+    else logger.warn({ database: 'ok', unavailableMs: change.unavailableMs, shed: change.shed }, 'the database answers again');
+  });
 }
 
 /** Where the process is in its life: serving only once started, and no longer once it drains for a shutdown. */
@@ -30,11 +48,10 @@ export class Lifecycle {
   state: 'starting' | 'ready' | 'draining' = 'starting';
 }
 
-/** GET /healthz: 200 when the database answers within two seconds, 503 otherwise. Served for any Host, for load balancers. */
+/** GET /healthz: 200 when the database answers within a second, 503 otherwise. Served for any Host, for load balancers. */
 export function healthCheck(db: Database): Middleware<RequestState> {
   return async (ctx) => {
     const database = await checkDatabase(db);
-    if (database.status !== 'ok') ctx.state.log.warn({ err: database.error }, 'health check failed');
     ctx.status = database.status === 'ok' ? 200 : 503;
     ctx.body = { status: database.status === 'ok' ? 'ok' : 'unavailable', database };
     ctx.set('Cache-Control', 'no-store');

@@ -75,6 +75,16 @@ export class ServiceUnavailableError extends AppError {
   }
 }
 
+/**
+ * A request shed without trying, because this process last found the database not answering (src/db/health.ts): 503
+ * `temporarily_unavailable` with Retry-After at once, instead of waiting for a connection that will not come.
+ */
+export class DatabaseUnavailableError extends ServiceUnavailableError {
+  constructor() {
+    super('the database is unreachable; retry shortly');
+  }
+}
+
 /** A transaction that kept losing conflicts (src/db/transaction.ts): the request gets 503 temporarily_unavailable with Retry-After, never 500. */
 export class TransactionConflictError extends ServiceUnavailableError {
   constructor(attempts: number) {

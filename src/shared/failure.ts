@@ -29,15 +29,47 @@ export function isRetryable(failure: Failure): boolean {
 
 // EPIPE: a query written to a pooled MySQL connection whose server side has gone ("This socket has been ended by
 // the other party"), the first symptom of a database that went down under a live pool (docs/mcp.md).
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', 'SQLITE_BUSY', 'SQLITE_CANTOPEN']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'SQLITE_BUSY',
+  'SQLITE_CANTOPEN',
+]);
+
+/**
+ * Server errors that say the node cannot serve now, whatever the statement:
+ * - 1047 ER_UNKNOWN_COM_ERROR: a Galera node that is not (yet, or no longer) part of the primary component answers
+ *   "WSREP has not yet prepared node for application use" to every statement while it joins or is cut off;
+ * - 1040 ER_CON_COUNT_ERROR: too many connections;
+ * - 1053 ER_SERVER_SHUTDOWN: the server is shutting down;
+ * - 1927 ER_CONNECTION_KILLED: the server killed the connection (a node leaving, an administrator's KILL);
+ * - 1158–1161 ER_NET_READ_ERROR, ER_NET_READ_INTERRUPTED, ER_NET_ERROR_ON_WRITE, ER_NET_WRITE_INTERRUPTED;
+ * - 2002, 2003, 2006, 2013: the client library's "can't connect", "server has gone away" and "lost connection".
+ */
+const UNAVAILABLE_ERRNOS = new Set([1047, 1040, 1053, 1927, 1158, 1159, 1160, 1161, 2002, 2003, 2006, 2013]);
 
 /** True when the store could not be reached or timed out, as opposed to a query that is wrong. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  // knex's pool gave up waiting for a connection.
+  // knex's pool gave up waiting for a connection ("Knex: Timeout acquiring a connection").
   if (error.name === 'KnexTimeoutError') return true;
-  const code = (error as Error & { code?: unknown }).code;
-  return typeof code === 'string' && UNAVAILABLE_CODES.has(code);
+  const { code, errno, fatal } = error as Error & { code?: unknown; errno?: unknown; fatal?: unknown };
+  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+  if (typeof errno === 'number' && UNAVAILABLE_ERRNOS.has(errno)) return true;
+  // mysql2 marks an error that broke the connection itself as fatal (a lost or closed connection, a protocol error, a
+  // refused handshake), including "Can't add new command when connection is in closed state", which carries no code.
+  if (fatal === true) return true;
+  return /\bWSREP has not yet prepared node\b/i.test(error.message);
 }
 
 /**

@@ -13,6 +13,7 @@ import { PageError } from '../../oauth/authorize/errors.js';
 import type { Site } from '../../sites/sites.js';
 import { errorPageHtml, type AdminChrome } from './views/layout.js';
 import { adminSignInPage } from './views/sign-in.js';
+import { logFailure } from '../../shared/failure-log.js';
 
 /**
  * What every admin page shares: the browser's sign-in session (the same cookie and rows as the authorize pages,
@@ -105,7 +106,7 @@ export async function showSignIn(
 
 function renderError(ctx: SiteContext, raw: unknown, chrome: AdminChrome): void {
   const error = toAppError(raw);
-  if (error.status >= 500) ctx.state.log.error({ err: raw }, 'admin page failed');
+  if (error.status >= 500) logFailure(ctx.state.log, raw, 'admin page failed');
   const title = error instanceof PageError ? error.title : error.status >= 500 ? 'Something went wrong' : 'This cannot be done';
   const message = error.status >= 500 && error.status !== 503 ? 'The server could not complete this step. Try again in a moment.' : error.message;
   sendAdminHtml(ctx, error.status, errorPageHtml(chrome, title, message, error.code), error.headers);

@@ -5,6 +5,7 @@ import { completeAuthorizationRequest } from './authorization-requests.js';
 import { PageError } from './errors.js';
 import type { AuthorizeFlow } from './flow.js';
 import { errorPage } from './pages/error-page.js';
+import { logFailure } from '../../shared/failure-log.js';
 
 /** Answers with an HTML page carrying the page security headers; ends the flow. */
 export function sendPage(flow: AuthorizeFlow, status: number, html: string, headers: Readonly<Record<string, string>> = {}): void {
@@ -55,7 +56,7 @@ export async function respondWithError(flow: AuthorizeFlow, raw: unknown): Promi
     return;
   }
   const error = toAppError(raw);
-  if (error.status >= 500) flow.ctx.state.log.error({ err: raw }, 'authorize page failed');
+  if (error.status >= 500) logFailure(flow.ctx.state.log, raw, 'authorize page failed');
   const title = error instanceof PageError ? error.title : error.status >= 500 ? 'Something went wrong' : 'This request cannot be completed';
   const message = error.status >= 500 && error.status !== 503 ? 'The server could not complete this step. Try again in a moment.' : error.message;
   sendPage(flow, error.status, errorPage(flow.site, title, message, error.code), error.headers);

@@ -15,6 +15,7 @@ import type { LogoutFlow } from './flow.js';
 import { signedOutPage, signOutConfirmationPage } from './pages.js';
 import { LOGOUT_PATHS } from './paths.js';
 import { signOutSession } from './sign-out.js';
+import { logFailure } from '../../shared/failure-log.js';
 
 /** A logout request that cannot be trusted: shown as a page, never redirected (RP-Initiated Logout 1.0 3). */
 export class UntrustedLogoutError extends PageError {
@@ -42,7 +43,7 @@ function sendPage(flow: LogoutFlow, status: number, page: string, headers: Reado
 /** Any failure is a page: until the redirect URI is verified nothing may go back to the application, and after it an error is still the member's business. */
 export function respondWithLogoutError(flow: LogoutFlow, raw: unknown): void {
   const error = toAppError(raw);
-  if (error.status >= 500) flow.ctx.state.log.error({ err: raw }, 'logout page failed');
+  if (error.status >= 500) logFailure(flow.ctx.state.log, raw, 'logout page failed');
   const title = error instanceof PageError ? error.title : error.status >= 500 ? 'Something went wrong' : 'This sign-out link is not valid';
   const message = error.status >= 500 && error.status !== 503 ? 'The server could not complete this step. Try again in a moment.' : error.message;
   sendPage(flow, error.status, errorPage(flow.site, title, message, error.code), error.headers);

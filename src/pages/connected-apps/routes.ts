@@ -17,6 +17,7 @@ import type { Services } from '../../services.js';
 import { ValidationError } from '../../shared/errors.js';
 import { CONNECTED_APPS_PATHS } from './paths.js';
 import { connectedAppsErrorPage, connectedAppsPage, connectedAppsSignInPage } from './view.js';
+import { logFailure } from '../../shared/failure-log.js';
 
 /**
  * The member's connected apps at a site (docs/connected-apps.md): GET lists every application holding a live grant
@@ -57,7 +58,7 @@ function csrfFailure(): PageError {
 
 function sendError(ctx: SiteContext, raw: unknown): void {
   const error = toAppError(raw);
-  if (error.status >= 500) ctx.state.log.error({ err: raw }, 'connected apps page failed');
+  if (error.status >= 500) logFailure(ctx.state.log, raw, 'connected apps page failed');
   const title = error instanceof PageError ? error.title : error.status === 404 ? 'Not found' : error.status >= 500 ? 'Something went wrong' : 'This cannot be done';
   const message = error.status >= 500 && error.status !== 503 ? 'The server could not complete this step. Try again in a moment.' : error.message;
   sendPage(ctx, error.status, connectedAppsErrorPage(ctx.state.site, title, message), error.headers);

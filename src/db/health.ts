@@ -1,0 +1,151 @@
+import { DatabaseUnavailableError } from '../shared/errors.js';
+import { isDatabaseUnavailable } from '../shared/failure.js';
+
+/** Whether this process last found the database answering. */
+export type DatabaseHealthState = 'healthy' | 'unhealthy';
+
+/** A change of the state, as the log tells it once (the driver's text stays here, never in an answer). */
+export interface DatabaseHealthChange {
+  state: DatabaseHealthState;
+  /** healthy → unhealthy: what the probe or the failing query said (the driver's message). */
+  cause?: string;
+  /** unhealthy → healthy: how long the database did not answer, and how many requests were shed meanwhile. */
+  unavailableMs?: number;
+  shed?: number;
+}
+
+export interface DatabaseHealthOptions {
+  /**
+   * Opens a connection outside the pool, asks the store the cheapest question and closes it, within `timeoutMs`;
+   * rejects when the store does not answer. Never a statement of a request: the query counters do not see it.
+   */
+  probe: (timeoutMs: number) => Promise<void>;
+  /** Cuts a pooled connection checked out by a request, so a query waiting on a store that no longer answers fails now. */
+  abandon: (connection: object) => void;
+  /** While unhealthy, how often the probe asks again: recovery is seen within this of the store answering. */
+  probeIntervalMs: number;
+  /** How long a probe may take before the store counts as not answering. */
+  probeTimeoutMs: number;
+  /** A connection checked out this long without being released makes the state check the store (a hanging query). */
+  stallMs: number;
+}
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The process's view of the database (one per pool, this process only: nothing another instance needs). Healthy
+ * until a query or a connection fails as "unreachable" (src/shared/failure.ts) or hangs past `stallMs`; then a probe
+ * on a connection of its own decides. While the last probe failed, every acquisition of a pooled connection fails at
+ * once with DatabaseUnavailableError (503 `temporarily_unavailable`, Retry-After) instead of waiting for the acquire
+ * timeout, connections held by requests are cut, and the probe asks again every `probeIntervalMs` until the store
+ * answers. Adds no statement to a request: the checks are a connection checkout's bookkeeping and a timer.
+ */
+export class DatabaseHealth {
+  private current: DatabaseHealthState = 'healthy';
+  private unhealthySince = 0;
+  private shedCount = 0;
+  private probing: Promise<void> | null = null;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private stallTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private readonly held = new Map<object, number>();
+  private readonly listeners = new Set<(change: DatabaseHealthChange) => void>();
+
+  constructor(private readonly options: DatabaseHealthOptions) {}
+
+  get state(): DatabaseHealthState {
+    return this.current;
+  }
+
+  /** Called before a pooled connection is handed out: throws DatabaseUnavailableError while the store is known down. */
+  admit(): void {
+    if (this.current === 'healthy') return;
+    this.shedCount += 1;
+    throw new DatabaseUnavailableError();
+  }
+
+  checkedOut(connection: object): void {
+    this.held.set(connection, Date.now());
+    this.stallTimer ??= setInterval(() => this.lookForStalls(), Math.max(50, Math.floor(this.options.stallMs / 2))).unref();
+  }
+
+  released(connection: object): void {
+    this.held.delete(connection);
+    if (this.held.size === 0 && this.stallTimer !== undefined) {
+      clearInterval(this.stallTimer);
+      this.stallTimer = undefined;
+    }
+  }
+
+  /** A query or an acquisition failed: if the failure says the store is unreachable, the probe decides. */
+  reportFailure(error: unknown): void {
+    if (error instanceof DatabaseUnavailableError || !isDatabaseUnavailable(error)) return;
+    void this.check(messageOf(error));
+  }
+
+  /** Calls `listener` on each change of the state; returns the way to stop. */
+  onChange(listener: (change: DatabaseHealthChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Probes now (one probe at a time) and settles the state on its outcome. */
+  check(suspicion?: string): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    this.probing ??= this.options
+      .probe(this.options.probeTimeoutMs)
+      .then(
+        () => this.becomeHealthy(),
+        (error: unknown) => this.becomeUnhealthy(suspicion ?? messageOf(error), messageOf(error)),
+      )
+      .finally(() => {
+        this.probing = null;
+      });
+    return this.probing;
+  }
+
+  /** Stops the timers (the pool is being destroyed). */
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    clearInterval(this.stallTimer);
+    this.stallTimer = undefined;
+  }
+
+  private lookForStalls(): void {
+    if (this.current !== 'healthy' || this.probing !== null) return;
+    const threshold = Date.now() - this.options.stallMs;
+    for (const since of this.held.values()) {
+      if (since <= threshold) {
+        void this.check();
+        return;
+      }
+    }
+  }
+
+  private becomeHealthy(): void {
+    if (this.current === 'healthy') return;
+    const change: DatabaseHealthChange = { state: 'healthy', unavailableMs: Date.now() - this.unhealthySince, shed: this.shedCount };
+    this.current = 'healthy';
+    this.shedCount = 0;
+    clearTimeout(this.retryTimer);
+    this.emit(change);
+  }
+
+  private becomeUnhealthy(suspicion: string, probeError: string): void {
+    if (this.stopped) return;
+    if (this.current === 'healthy') {
+      this.current = 'unhealthy';
+      this.unhealthySince = Date.now();
+      // What requests hold now waits on a store that did not answer the probe: cut it, so they answer 503 now.
+      for (const connection of this.held.keys()) this.options.abandon(connection);
+      this.emit({ state: 'unhealthy', cause: suspicion === probeError ? probeError : `${suspicion}; probe: ${probeError}` });
+    }
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => void this.check(), this.options.probeIntervalMs).unref();
+  }
+
+  private emit(change: DatabaseHealthChange): void {
+    for (const listener of this.listeners) listener(change);
+  }
+}

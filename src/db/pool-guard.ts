@@ -1,0 +1,116 @@
+import type { Knex } from 'knex';
+import { DatabaseHealth } from './health.js';
+
+/** The part of knex's client the guard wraps (knex types its client as `any`). */
+export interface PooledClient {
+  acquireConnection(): Promise<object>;
+  releaseConnection(connection: object): Promise<void>;
+  acquireRawConnection(): Promise<object>;
+  destroy(callback?: unknown): Promise<void>;
+}
+
+interface MysqlRawConnection {
+  query(sql: string, callback: (error: Error | null) => void): void;
+  destroy(): void;
+  stream?: { destroy(): void };
+}
+
+interface SqliteRawConnection {
+  prepare(sql: string): { get(): unknown };
+  close(): void;
+}
+
+/** How long the probe waits for an answer before the store counts as not answering. */
+const PROBE_TIMEOUT_MS = 500;
+/** A connection a request holds this long makes the health state look at the store (a query may be hanging). */
+const STALL_MS = 500;
+
+const healthOfDatabase = new WeakMap<Knex, DatabaseHealth>();
+
+/** The health state of a pool opened by openDatabase (src/db/connection.ts); null for one opened elsewhere. */
+export function databaseHealth(db: Knex): DatabaseHealth | null {
+  return healthOfDatabase.get(db) ?? null;
+}
+
+/** `SELECT 1` on a MySQL connection of its own, opened and closed within `timeoutMs`. */
+function probeMysql(client: PooledClient) {
+  return (timeoutMs: number): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      let connection: MysqlRawConnection | null = null;
+      let settled = false;
+      const finish = (error: Error | null): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        connection?.destroy();
+        if (error) reject(error);
+        else resolve();
+      };
+      const timer = setTimeout(() => finish(new Error(`the database did not answer within ${timeoutMs} ms`)), timeoutMs);
+      client.acquireRawConnection().then(
+        (raw) => {
+          connection = raw as MysqlRawConnection;
+          if (settled) connection.destroy();
+          else connection.query('SELECT 1', finish);
+        },
+        (error: unknown) => finish(error instanceof Error ? error : new Error(String(error))),
+      );
+    });
+}
+
+/** `select 1` on an SQLite connection of its own: whether the file can be opened and read. */
+function probeSqlite(client: PooledClient) {
+  return async (): Promise<void> => {
+    const connection = (await client.acquireRawConnection()) as SqliteRawConnection;
+    try {
+      connection.prepare('select 1').get();
+    } finally {
+      connection.close();
+    }
+  };
+}
+
+/** Cuts a MySQL connection's socket: a query waiting on it fails with PROTOCOL_CONNECTION_LOST, and the pool drops it. */
+function cutMysql(connection: object): void {
+  (connection as MysqlRawConnection).stream?.destroy();
+}
+
+/**
+ * Puts the health state (src/db/health.ts) in front of the pool: an acquisition is refused at once while the store is
+ * known down, every checkout and release is recorded (to see a hanging query), and an acquisition or query that fails
+ * as "unreachable" makes the state probe the store.
+ */
+export function guardPool(db: Knex, client: PooledClient, options: { probeIntervalMs: number; store: 'sqlite' | 'mysql' }): DatabaseHealth {
+  const health = new DatabaseHealth({
+    probe: options.store === 'mysql' ? probeMysql(client) : probeSqlite(client),
+    abandon: options.store === 'mysql' ? cutMysql : () => undefined,
+    probeIntervalMs: options.probeIntervalMs,
+    probeTimeoutMs: PROBE_TIMEOUT_MS,
+    stallMs: STALL_MS,
+  });
+  const acquire = client.acquireConnection.bind(client);
+  const release = client.releaseConnection.bind(client);
+  const destroy = client.destroy.bind(client);
+  client.acquireConnection = async () => {
+    health.admit();
+    try {
+      const connection = await acquire();
+      health.checkedOut(connection);
+      return connection;
+    } catch (error) {
+      health.reportFailure(error);
+      throw error;
+    }
+  };
+  client.releaseConnection = (connection) => {
+    health.released(connection);
+    return release(connection);
+  };
+  client.destroy = (callback) => {
+    health.stop();
+    return destroy(callback);
+  };
+  db.on('query-error', (error: unknown) => health.reportFailure(error));
+  healthOfDatabase.set(db, health);
+  return health;
+}
