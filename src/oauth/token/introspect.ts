@@ -3,6 +3,7 @@ import { readForm, requireParam } from '../parameters.js';
 import type { SiteState } from '../../http/state.js';
 import type { Services } from '../../services.js';
 import { authenticateClient } from '../client-authentication.js';
+import { recordValidClient } from '../failure-limits.js';
 import { findPairByAccessToken, findPairByRefreshToken } from '../tokens/store.js';
 
 /**
@@ -15,6 +16,7 @@ export function introspectionEndpoint(services: Services): Middleware<SiteState>
     const token = requireParam(form, 'token');
     const { site } = ctx.state;
     const { client } = await authenticateClient(services.db, site, form, ctx.get('authorization') || undefined, 'introspection');
+    recordValidClient(ctx, client);
     ctx.state.clientId = client.clientId;
     const now = Date.now();
     const asAccess = await findPairByAccessToken(services.db, token);

@@ -3,6 +3,7 @@ import { readForm, requireParam } from '../parameters.js';
 import type { SiteState } from '../../http/state.js';
 import type { Services } from '../../services.js';
 import { authenticateClient } from '../client-authentication.js';
+import { recordValidClient } from '../failure-limits.js';
 import { endGrant } from '../../grants/end-grant.js';
 import { findPairByAccessToken, findPairByRefreshToken, type TokenPair } from '../tokens/store.js';
 
@@ -20,6 +21,7 @@ export function revocationEndpoint(services: Services): Middleware<SiteState> {
     const token = requireParam(form, 'token');
     const { site } = ctx.state;
     const { client } = await authenticateClient(services.db, site, form, ctx.get('authorization') || undefined, 'revocation');
+    recordValidClient(ctx, client);
     ctx.state.clientId = client.clientId;
     const found = await findPresentedToken(services, token, form.get('token_type_hint'));
     // A token of another site or client is unactionable for this caller: 200, nothing revoked.
