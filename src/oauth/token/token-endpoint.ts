@@ -5,6 +5,7 @@ import type { Services } from '../../services.js';
 import { authenticateClient } from '../client-authentication.js';
 import { recordValidClient } from '../failure-limits.js';
 import { AppError } from '../../shared/errors.js';
+import { annotateSpan, inSpan } from '../../shared/tracing.js';
 import { UnauthorizedClientError, UnsupportedGrantTypeError } from '../errors.js';
 import { dpopRequestOf } from '../dpop/request.js';
 import { acceptTokenRequestProof, readTokenRequestProof } from '../dpop/token-request.js';
@@ -30,7 +31,8 @@ export function tokenEndpoint(services: Services): Middleware<SiteState> {
       const form = readForm(ctx);
       const grantType = form.get('grant_type');
       if (grantType !== undefined && Object.hasOwn(GRANTS, grantType)) grantLabel = grantType;
-      await issue(ctx, form);
+      // The span `oauth2.token` (docs/operations.md, "Tracing"); its database spans are its children.
+      await inSpan('oauth2.token', issue, ctx, form);
       counted.inc({ grant_type: grantLabel, outcome: 'issued' });
     } catch (error) {
       counted.inc({ grant_type: grantLabel, outcome: error instanceof AppError ? error.code : 'server_error' });
@@ -41,6 +43,7 @@ export function tokenEndpoint(services: Services): Middleware<SiteState> {
   async function issue(ctx: SiteContext, form: Map<string, string>): Promise<void> {
     const grantType = requireParam(form, 'grant_type');
     const grant = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType] : undefined;
+    annotateSpan('oauth2.grant_type', grant ? grantType : 'other');
     if (!grant) throw new UnsupportedGrantTypeError(`grant_type ${grantType} is not supported; use authorization_code, refresh_token or client_credentials`);
     const { site } = ctx.state;
     // The refresh grant reads its token with the client row in one statement; client authentication then uses that row.
@@ -49,6 +52,7 @@ export function tokenEndpoint(services: Services): Middleware<SiteState> {
     const presented = grant === refreshTokenGrant ? await prefetchRefreshToken(services.db, form) : undefined;
     const known = presented ? { client: presented.client, secretHash: presented.clientSecretHash } : undefined;
     const { client } = await authenticateClient(services.db, site, form, ctx.get('authorization') || undefined, 'token', known);
+    annotateSpan('oauth2.client_id', client.clientId);
     recordValidClient(ctx, client);
     ctx.state.clientId = client.clientId;
     const dpopJkt = await acceptTokenRequestProof(services.db, site, client, proof);
@@ -58,5 +62,6 @@ export function tokenEndpoint(services: Services): Middleware<SiteState> {
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Pragma', 'no-cache');
     ctx.body = body;
+    annotateSpan('oauth2.outcome', 'issued');
   }
 }
