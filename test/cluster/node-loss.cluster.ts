@@ -435,6 +435,13 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
       }
       for (const side of ['A', 'B'] as const) say(`instance ${side} /readyz: ${describeReadiness(readiness.filter((sample) => sample.side === side), start)}`);
       summary.readiness = Object.fromEntries((['A', 'B'] as const).map((side) => [side, describeReadiness(readiness.filter((sample) => sample.side === side), start)]));
+      if (timeline.syncedAt !== undefined) {
+        const syncedAt = timeline.syncedAt;
+        const firstGood = outcomes.find((outcome) => outcome.side === 'B' && outcome.startedAt >= syncedAt && outcome.status === 200);
+        const ready = readiness.find((sample) => sample.side === 'B' && sample.at >= syncedAt && sample.status === 200);
+        summary.recovery = { firstOkMs: firstGood ? firstGood.endedAt - syncedAt : null, readyMs: ready ? ready.at + ready.tookMs - syncedAt : null };
+        say(`instance B after node ${LOST_NODE} was Synced: first 200 ${firstGood ? `${firstGood.endedAt - syncedAt} ms` : 'never'}, /readyz 200 ${ready ? `${ready.at + ready.tookMs - syncedAt} ms` : 'never'} later`);
+      }
       const stall = survivorStall(outcomes, timeline);
       summary.survivorStallMs = stall;
       say(`instance A's stall after the loss: the longest wait of a request in flight at or started after the loss was ${stall} ms; load average ${os.loadavg().map((load) => load.toFixed(2)).join(' ')}`);
