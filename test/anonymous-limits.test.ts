@@ -29,7 +29,8 @@ async function flood(count: number, concurrency: number, send: () => Promise<Res
 /**
  * What anonymous traffic can make the server write (docs/oauth.md, "Limits on anonymous traffic"),
  * with the product's default limits: valid authorization requests from browsers that are not signed in are counted
- * per address, requests that fail validation write nothing, and failed token requests are counted per address.
+ * per address, requests that fail validation write nothing, and failed token requests of a valid client are counted
+ * per client at its address (test/rate-limits-per-client.test.ts has the address shared with other clients).
  */
 describeEachDatabase('limits on anonymous traffic', (scratch) => {
   const defaults = loadConfig({}).anonymousLimits;
@@ -91,8 +92,8 @@ describeEachDatabase('limits on anonymous traffic', (scratch) => {
     expect(await rowCounts()).to.deep.equal(before);
   });
 
-  // Last: the address stays refused at the token endpoint for the rest of the window.
-  it('failed token requests are counted per address: past the limit, 429 with Retry-After before any work', async function () {
+  // Last: the client stays refused at the token endpoint from this address until the count slides below the limit.
+  it('failed token requests of a valid client are counted per client at its address: past the limit, 429 with Retry-After before any work', async function () {
     this.timeout(300_000);
     const tokenUrl = `${server.siteA.origin}/api/oauth/token`;
     const badCode = () =>
@@ -107,8 +108,8 @@ describeEachDatabase('limits on anonymous traffic', (scratch) => {
     expect(statuses.get(429)).to.equal(50);
     const refusal = samples.get(429);
     expect(JSON.parse(refusal?.body ?? '{}')).to.include({ error: 'temporarily_unavailable' });
-    expect(Number(refusal?.headers.get('retry-after'))).to.be.within(1, 600);
-    // Refused before any work: no more counting once this instance knows the address is over the limit.
+    expect(Number(refusal?.headers.get('retry-after'))).to.be.within(1, 1200);
+    // Refused before any work: no more counting once this instance knows the client is over the limit here.
     const counted = (await scratch().db('rate_limit_counters').where('bucket', 'like', 'token-failures:%').sum({ hits: 'hits' })) as Array<{ hits: number | string }>;
     expect(Number(counted[0]?.hits)).to.equal(defaults.failuresPerTenMinutes + 1);
   });
