@@ -7,7 +7,7 @@
  * application use"). A second run forces that refusal on node 3 (wsrep_reject_queries = ALL) under load, since a node
  * joining by a full state transfer opens its SQL port only when it is nearly synced.
  *
- * Settings (environment): CLUSTER_NODE_LOSS=kill|stop, CLUSTER_LOAD_CONNECTIONS (workers per instance, default 6),
+ * Settings (environment): CLUSTER_NODE_LOSS=kill|stop, CLUSTER_LOSS_WORKERS (workers per instance, default 6),
  * CLUSTER_DOWN_SECONDS (how long node 3 stays down, default 15). The run prints its timeline and figures and writes
  * them as JSON (node-loss-summary.json) beside the servers' logs.
  */
@@ -50,7 +50,7 @@ const say = (line: string) => process.stdout.write(`      ${line}\n`);
 const LOST_NODE: NodeNumber = 3;
 const SURVIVING_NODE: NodeNumber = 2;
 const MODE: 'kill' | 'stop' = process.env.CLUSTER_NODE_LOSS === 'stop' ? 'stop' : 'kill';
-const WORKERS_PER_INSTANCE = Number(process.env.CLUSTER_LOAD_CONNECTIONS ?? 6);
+const WORKERS_PER_INSTANCE = Number(process.env.CLUSTER_LOSS_WORKERS ?? 6);
 const BASELINE_MS = 5000;
 const DOWN_MS = Number(process.env.CLUSTER_DOWN_SECONDS ?? 15) * 1000;
 /** How long the load goes on once node 3 is synced again, to see instance B recover and stay recovered. */
