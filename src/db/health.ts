@@ -66,7 +66,7 @@ export class DatabaseHealth {
 
   checkedOut(connection: object): void {
     this.held.set(connection, Date.now());
-    this.stallTimer ??= setInterval(() => this.lookForStalls(), Math.max(50, Math.floor(this.options.stallMs / 2))).unref();
+    this.stallTimer ??= setInterval(() => this.lookForStalls(), Math.max(25, Math.floor(this.options.stallMs / 3))).unref();
   }
 
   released(connection: object): void {

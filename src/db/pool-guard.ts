@@ -20,10 +20,10 @@ interface SqliteRawConnection {
   close(): void;
 }
 
-/** How long the probe waits for an answer before the store counts as not answering. */
-const PROBE_TIMEOUT_MS = 500;
+/** How long the probe waits for an answer (a new connection and `SELECT 1`) before the store counts as not answering. */
+const PROBE_TIMEOUT_MS = 400;
 /** A connection a request holds this long makes the health state look at the store (a query may be hanging). */
-const STALL_MS = 500;
+const STALL_MS = 300;
 
 const healthOfDatabase = new WeakMap<Knex, DatabaseHealth>();
 

@@ -1,6 +1,7 @@
 import type { Middleware, ParameterizedContext } from 'koa';
 import { AppError, SiteNotFoundError, ValidationError } from '../shared/errors.js';
 import { classifyFailure, type Failure } from '../shared/failure.js';
+import { logFailure } from '../shared/failure-log.js';
 import { browserErrorPage } from './browser-error-page.js';
 import { unknownOriginPage } from './unknown-origin-page.js';
 import type { RequestState, SiteState } from './state.js';
@@ -75,7 +76,7 @@ export function errorHandling(render: ErrorRenderer): Middleware<RequestState> {
     } catch (raw) {
       const failure = classifyFailure(raw);
       ctx.state.errorCode = failure.error.code;
-      if (failure.error.status >= 500) ctx.state.log.error({ err: raw }, 'request failed');
+      if (failure.error.status >= 500) logFailure(ctx.state.log, raw, 'request failed');
       render(ctx, failure);
     }
   };

@@ -4,15 +4,18 @@ import type { AddressInfo } from 'node:net';
 /**
  * A TCP proxy between the server under test and MySQL. `refuse()` cuts every connection and stops listening (the
  * store is down: connection refused); `swallow()` cuts every connection and then accepts new ones without ever
- * forwarding a byte (the store hangs: the driver's connect timeout); `forward()` restores it.
+ * forwarding a byte (the store hangs: the driver's connect timeout); `blackHole()` keeps every connection open but
+ * stops forwarding on them, and accepts new ones without forwarding (the store hangs mid-query: nothing ever comes
+ * back, nothing is closed); `forward()` restores it.
  */
 export class TcpProxy {
   private server: net.Server;
   private readonly sockets = new Set<net.Socket>();
+  private readonly pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
   private mode: 'forward' | 'swallow' = 'forward';
   port = 0;
 
-  constructor(private readonly target: { host: string; port: number }) {
+  constructor(private target: { host: string; port: number }) {
     this.server = this.createServer();
   }
 
@@ -24,7 +27,12 @@ export class TcpProxy {
       const upstream = net.connect(this.target.port, this.target.host);
       this.track(upstream);
       upstream.on('error', () => client.destroy());
-      client.on('close', () => upstream.destroy());
+      const pair = { client, upstream };
+      this.pairs.add(pair);
+      client.on('close', () => {
+        upstream.destroy();
+        this.pairs.delete(pair);
+      });
       upstream.on('close', () => client.destroy());
       client.pipe(upstream).pipe(client);
     });
@@ -55,6 +63,28 @@ export class TcpProxy {
   swallow(): void {
     this.mode = 'swallow';
     this.cutAll();
+  }
+
+  blackHole(): void {
+    this.mode = 'swallow';
+    for (const { client, upstream } of this.pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      // Read and drop whatever either side sends from now on: it never reaches the other.
+      client.on('data', () => undefined);
+      upstream.on('data', () => undefined);
+    }
+  }
+
+  /** Cuts every connection and forwards new ones to `target` instead (another server at the same address). */
+  async redirect(target: { host: string; port: number }): Promise<void> {
+    this.target = target;
+    await this.forward();
+  }
+
+  /** Connections open through the proxy (both sides of each forwarded one count). */
+  get openSockets(): number {
+    return this.sockets.size;
   }
 
   async forward(): Promise<void> {

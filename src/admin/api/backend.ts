@@ -14,6 +14,7 @@ import { resourceRequestOf } from '../../oauth/bearer.js';
 import { authenticateOperator, principalLogFields, type OperatorPrincipal } from './security.js';
 import type { AdminHandler, AdminRequest } from './types.js';
 import { validationFailure } from './validation-errors.js';
+import { logFailure } from '../../shared/failure-log.js';
 
 /**
  * The REST admin API under /api/admin/v1, driven by openapi/admin.yaml through openapi-backend (docs/admin-api.md).
@@ -137,12 +138,12 @@ export function adminApi(services: Services): Middleware<SiteState> {
       // The first step that knows the matched operation, and it runs for every operation (each has a security requirement).
       oauth2: async (c: Context, call: AdminCall) => {
         const policy = requirePolicy(policies, c.operation.operationId);
-        call.deprecated = deprecated.get(policy.operationId);
         // Named before authentication can refuse, so a 401 or 403 is counted under the operation's route, too.
         call.ctx.state.routeTemplate = `${ADMIN_API_BASE_PATH}${policy.path}`;
+        call.deprecated = deprecated.get(policy.operationId);
         call.principal = await authenticateOperator(db, call.ctx.state.site, resourceRequestOf(call.ctx, services.config), policy.scope);
-        // Every log line of the operation (its writes' included) names who made it: a person or a service client.
         call.ctx.state.clientId = call.principal.token.client.clientId;
+        // Every log line of the operation (its writes' included) names who made it: a person or a service client.
         call.ctx.state.log = call.ctx.state.log.child(principalLogFields(call.principal));
         return call.principal;
       },
@@ -203,7 +204,7 @@ export function adminApi(services: Services): Middleware<SiteState> {
       sendResponse(ctx, response);
     } catch (raw) {
       const problem = sendProblem(ctx, raw instanceof URIError ? new InvalidRequestProblem('The request path is not valid percent-encoding.') : raw);
-      if (problem.status >= 500) ctx.state.log.error({ err: raw }, 'admin API request failed');
+      if (problem.status >= 500) logFailure(ctx.state.log, raw, 'admin API request failed');
     }
     if (call.deprecated) {
       const { site } = ctx.state;
