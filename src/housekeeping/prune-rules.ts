@@ -33,8 +33,9 @@ function noRowIn(query: Knex.QueryBuilder, table: string, column: string, outer:
 export function pruneRules(cutoffs: PruneCutoffs): Array<PruneRule & { target: PruneTarget }> {
   const { now, grace, retention } = cutoffs;
   return [
-    // Finished fixed windows count nothing any more. A DELETE names buckets (the primary key's leading column) and
-    // takes each one's finished windows: rarely more than one, as a bucket's first hit of a window drops the others.
+    // Windows that no longer weigh in the sliding count (expired one window after their own) count nothing any more. A
+    // DELETE names buckets (the primary key's leading column) and takes each one's expired windows: rarely more than
+    // one, as a bucket's first hit of a window drops the others.
     { target: 'rate_limit_counters', table: 'rate_limit_counters', key: 'bucket', mode: 'drain', recheck: true, where: (q) => q.where('expires_at', '<=', now) },
     { target: 'authorization_requests', table: 'authorization_requests', key: 'id', mode: 'drain', where: (q) => q.where('expires_at', '<=', grace) },
     { target: 'sign_in_sessions', table: 'sign_in_sessions', key: 'id', mode: 'drain', where: (q) => q.where('expires_at', '<=', grace) },

@@ -1,7 +1,7 @@
 /**
- * Rate limits count in fixed windows aligned to the epoch (src/shared/rate-limit.ts). A test that fills a window waits,
- * if need be, until the current one has at least `neededSeconds` left, so a slow machine cannot carry it across a
- * boundary halfway (where the count starts again).
+ * Rate limits count in fixed windows aligned to the epoch and decide over a sliding window (src/db/rate-limit.ts). A
+ * test that needs exact counts waits, if need be, until the current window has at least `neededSeconds` left, so a
+ * slow machine cannot carry it across a boundary halfway (where its hits start weighing as the previous window's).
  */
 export async function startOfRoomyWindow(windowSeconds: number, neededSeconds: number): Promise<void> {
   const left = windowSeconds * 1000 - (Date.now() % (windowSeconds * 1000));

@@ -5,7 +5,7 @@
 import type { Database } from '../../../src/db/connection.js';
 
 /**
- * Tables left out of the row-count property, and why: rate_limit_counters holds the rate limiter's fixed-window
+ * Tables left out of the row-count property, and why: rate_limit_counters holds the rate limiter's window
  * counters (docs/oauth.md, "Limits on anonymous traffic"; docs/authorize.md, "Counter storage"). Failed token,
  * revocation and registration requests are counted there by design, so a refused request may legitimately add a row.
  */
