@@ -90,6 +90,12 @@ describeEachDatabase('response compression', (scratch) => {
     expect(page.headers['content-type']).to.match(/^text\/html/);
     expect(page.headers['content-encoding']).to.equal('br');
     expect(decoded(page).toString('utf8')).to.contain('<html');
+
+    const guideIdentity = await rawRequest(`${origin}/auth.md`, {});
+    const guide = await rawRequest(`${origin}/auth.md`, { 'accept-encoding': 'gzip' });
+    expect(guide.headers['content-type']).to.match(/^text\/markdown/);
+    expect(guide.headers['content-encoding']).to.equal('gzip');
+    expect(decoded(guide).toString('utf8')).to.equal(guideIdentity.body.toString('utf8'));
   });
 
   it('leaves answers under 1 KiB as they are, still saying Vary: Accept-Encoding', async () => {

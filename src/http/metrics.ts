@@ -3,9 +3,9 @@ import type { RequestState } from './state.js';
 import type { Metrics } from '../metrics/metrics.js';
 
 /**
- * Counts and times every request by its route template (the router's pattern, e.g. `/api/admin/v1/courses/:courseId`,
- * never the raw path, so the label set stays bounded), method and status; 429s are also counted as rate-limit refusals.
- * Unrouted requests share one label.
+ * Counts and times every request by its route template (the router's pattern, e.g. `/api/oauth/token`, or the admin
+ * API's OpenAPI path, e.g. `/api/admin/v1/courses/{courseId}`; never the raw path, so the label set stays bounded),
+ * method and status; 429s are also counted as rate-limit refusals. Unrouted requests share one label.
  */
 export function httpMetrics(metrics: Metrics): Middleware<RequestState> {
   return async (ctx, next) => {
