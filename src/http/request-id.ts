@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from '../shared/logger.js';
-import { activeTraceIds } from '../shared/tracing.js';
+import { activeTraceIds, routeActiveSpan } from '../shared/tracing.js';
 import type { RequestState } from './state.js';
 
 const ACCEPTABLE_ID = /^[\w.:-]{1,128}$/;
@@ -29,6 +29,7 @@ export function requestLogging(logger: Logger): Middleware<RequestState> {
       await next();
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      routeActiveSpan(ctx.method, (ctx as { _matchedRoute?: unknown })._matchedRoute ?? ctx.state.routeTemplate);
       const { clientId, errorCode } = ctx.state;
       const userAgent = ctx.get('user-agent');
       ctx.state.log.info(

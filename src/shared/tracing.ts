@@ -93,6 +93,18 @@ export function annotateSpanWith(attributes: Attributes): void {
   trace.getActiveSpan()?.setAttributes(attributes);
 }
 
+/**
+ * Names the active span, a request's HTTP server span, after the route template that answered it, as the HTTP
+ * semantic conventions name server spans: `http.route` and `{method} {route}` (a no-op while tracing is off).
+ */
+export function routeActiveSpan(method: string, route: unknown): void {
+  if (!tracingOn || typeof route !== 'string') return;
+  const span = trace.getActiveSpan();
+  if (span === undefined) return;
+  span.setAttribute('http.route', route);
+  span.updateName(`${method} ${route}`);
+}
+
 /** The trace and span ids of the active span, for a log line; undefined while tracing is off or outside a span. */
 export function activeTraceIds(): { traceId: string; spanId: string } | undefined {
   if (!tracingOn) return undefined;

@@ -9,6 +9,7 @@ import { MySQL2Instrumentation } from '@opentelemetry/instrumentation-mysql2';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { turnTracingOn } from '../shared/tracing.js';
+import { RequestTraces, samplerFromEnv } from './sampler.js';
 import { projectVersion } from './version.js';
 import type { Tracing } from './tracing.js';
 
@@ -33,6 +34,7 @@ export function startTracingSdk(): Tracing {
   const sdk = new NodeSDK({
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, read by the SDK, take precedence over these.
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'schoolgate', [ATTR_SERVICE_VERSION]: projectVersion() }),
+    sampler: new RequestTraces(samplerFromEnv(process.env)),
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [
@@ -41,7 +43,8 @@ export function startTracingSdk(): Tracing {
       new KoaInstrumentation({ ignoreLayersType: [KoaLayerType.MIDDLEWARE] }),
       // Queries outside a request (start-up, the housekeeping jobs) make no trace of their own.
       new KnexInstrumentation({ requireParentSpan: true }),
-      new MySQL2Instrumentation(),
+      // The driver would write the bound values (emails, hashes) into the statement it reports: masked instead.
+      new MySQL2Instrumentation({ maskStatement: true }),
       new GraphQLInstrumentation({ mergeItems: true, ignoreTrivialResolveSpans: true }),
     ],
   });
