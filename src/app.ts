@@ -7,6 +7,7 @@ import { docsRoutes } from './docs/routes.js';
 import { memberGraphqlEndpoint } from './graphql/endpoint.js';
 import { graphqlHttpErrors } from './graphql/errors.js';
 import { memberSchemaDocumentPath, memberSchemaDocumentRoute } from './graphql/schema-document.js';
+import { closeConnectionsWhileDraining } from './http/drain.js';
 import { responseCompression } from './http/compression.js';
 import { errorHandling, jsonOrPageErrors } from './http/errors.js';
 import { healthCheck, readinessCheck } from './http/health.js';
@@ -35,6 +36,8 @@ export function createApp(services: Services): Koa<RequestState> {
   app.maxIpsCount = 1;
   app.silent = true;
 
+  // First, so that every answer during a shutdown's drain says Connection: close, whatever answers it.
+  app.use(closeConnectionsWhileDraining(services.lifecycle));
   app.use(httpMetrics(services.metrics));
   app.use(requestLogging(logger));
   app.use(responseCompression());

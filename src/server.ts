@@ -1,6 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
+import { idleConnectionSweeper } from './http/drain.js';
+import { watchDatabaseHealth } from './http/health.js';
 import { createMetricsServer } from './metrics/metrics-server.js';
 import { createServices } from './services.js';
 import type { Config } from './config/config.js';
@@ -20,8 +22,19 @@ export interface RunningServer {
   listeningOn: string;
   /** http://host:port/metrics when METRICS_PORT opened the metrics listener. */
   metricsOn: string | null;
-  /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes the database pool. */
-  stop(graceMs?: number): Promise<void>;
+  /**
+   * Drains and stops: /readyz answers 503 and every answer says `Connection: close` at once; the listener stays open
+   * for `drainSeconds` (0 unless given), then closes; in-flight requests get `graceMs` more to finish (10 s unless
+   * given); then the background jobs stop, the usage counts are written and the database pool closes.
+   */
+  stop(graceMs?: number, options?: StopOptions): Promise<void>;
+  /** Cuts the drain delay of a stop under way short (a second signal): the listener closes now. */
+  endDrain(): void;
+}
+
+export interface StopOptions {
+  /** Seconds the listener stays open once the drain begins, for load balancers to see /readyz 503 (SCHOOLGATE_DRAIN_SECONDS). */
+  drainSeconds?: number;
 }
 
 export class StartupError extends Error {
@@ -91,7 +104,7 @@ function urlOf(address: AddressInfo): string {
 /** Opens and migrates the database, seeds the demo school into an empty one, and listens. */
 export async function startServer(config: Config, options: { logger?: Logger; db?: Database } = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const db = options.db ?? openDatabase(config.database, (message) => logger.warn({ component: 'knex' }, message));
+  const db = options.db ?? openDatabase(config.database, (message) => logger.warn({ component: 'knex' }, message), config.databaseTimeouts);
   try {
     await ensureReachable(db, config);
     const applied = await migrateToLatest(db);
@@ -106,7 +119,10 @@ export async function startServer(config: Config, options: { logger?: Logger; db
   }
 
   const services = createServices(config, db, logger);
+  // The database's outages are logged once per change of state (docs/operations.md, "Database outages").
+  const unwatchDatabaseHealth = watchDatabaseHealth(db, logger);
   const server = http.createServer(createApp(services).callback());
+  const idleConnections = idleConnectionSweeper(server);
   const metricsServer = config.metricsPort === null ? null : createMetricsServer(services.metrics);
   let address: AddressInfo;
   let metricsAddress: AddressInfo | null = null;
@@ -128,6 +144,8 @@ export async function startServer(config: Config, options: { logger?: Logger; db
   // Usage counts are tallied in memory on requests and written here, never on a member's request (docs/versioning.md).
   const usageFlushJob = startUsageFlushJob(db, logger, { intervalSeconds: config.usageFlushIntervalSeconds });
   let stopping: Promise<void> | undefined;
+  let drainCutShort = false;
+  let endDrainDelay = () => {};
 
   return {
     server,
@@ -135,23 +153,42 @@ export async function startServer(config: Config, options: { logger?: Logger; db
     logger,
     listeningOn: urlOf(address),
     metricsOn: metricsAddress === null ? null : `${urlOf(metricsAddress)}/metrics`,
-    stop(graceMs = 10000) {
+    stop(graceMs = 10000, { drainSeconds = 0 }: StopOptions = {}) {
       stopping ??= (async () => {
-        // Readiness answers 503 from now on (on connections still open), so a load balancer stops sending traffic.
+        // Readiness answers 503 from now on and every answer says Connection: close (src/http/drain.ts), so a load
+        // balancer stops sending traffic here and keep-alive clients move their next request to a new connection.
         services.lifecycle.state = 'draining';
+        idleConnections.start();
+        logger.info({ drainSeconds }, 'draining: /readyz answers 503, the listener stays open for drainSeconds');
+        if (drainSeconds > 0 && !drainCutShort) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, drainSeconds * 1000);
+            endDrainDelay = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+        }
         metricsServer?.close();
-        const jobStopped = Promise.all([pruneJob?.stop(), deliveryJob?.stop()]);
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
+        logger.info({ graceSeconds: graceMs / 1000 }, 'listener closed: finishing in-flight requests');
+        const jobStopped = Promise.all([pruneJob?.stop(), deliveryJob?.stop()]);
         const force = setTimeout(() => server.closeAllConnections(), graceMs);
         await closed;
         clearTimeout(force);
+        idleConnections.stop();
         await jobStopped;
         // After the last request: what it counted is written before the database goes.
         await usageFlushJob.stop();
+        unwatchDatabaseHealth();
         if (!options.db) await db.destroy();
       })();
       return stopping;
+    },
+    endDrain() {
+      drainCutShort = true;
+      endDrainDelay();
     },
   };
 }

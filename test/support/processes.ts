@@ -58,16 +58,21 @@ export interface ServerProcess {
 
 /**
  * `npm start` minus the build: the real entry point in its own process (from `cwd`, a copy of the project, when
- * given), resolved once it says it is listening.
+ * given), resolved once it says it is listening. It stops on SIGTERM without the drain delay unless `env` sets
+ * SCHOOLGATE_DRAIN_SECONDS (test/drain.test.ts).
  */
 export async function startServerProcess(env: Record<string, string>, cwd = PROJECT_ROOT): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd, env: { PATH: process.env.PATH, ...TEST_KEY_ENCRYPTION_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd, env: { PATH: process.env.PATH, SCHOOLGATE_DRAIN_SECONDS: '0', ...TEST_KEY_ENCRYPTION_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), 60000);
+    const timer = setTimeout(() => {
+      // Not left behind to listen later, after the test has given up on it.
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start:\n${stderr}`));
+    }, 60000);
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
       if (stderr.includes('is listening on')) {
