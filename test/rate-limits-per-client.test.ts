@@ -38,7 +38,7 @@ describeEachDatabase('failure limits per client at the token endpoint', (scratch
     broken = await makeClient(db(), server.siteA, { audience: 'member', confidential: false, scopes, name: 'Broken app' });
     brokenConfidential = await makeClient(db(), server.siteA, { audience: 'member', confidential: true, scopes, name: 'Broken server app' });
   });
-  after(() => server.stop());
+  after(() => server?.stop());
 
   async function refreshTokenOf(client: TestClient): Promise<string> {
     const grant = await issueCode(db(), server.siteA, client, member, 'openid profile account:read');
