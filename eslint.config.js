@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'generated/', 'node_modules/', 'data/', '.scratch/'] },
+  { ignores: ['dist/', 'generated/', 'node_modules/', 'data/', '.scratch/', 'packages/client/dist/', 'packages/client/src/generated/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -11,6 +11,8 @@ import { projectPath } from '../shared/paths.js';
  */
 
 export const ADMIN_API_BASE_PATH = '/api/admin/v1';
+/** Where each site serves this contract as JSON (src/admin/openapi-document.ts). */
+export const OPENAPI_DOCUMENT_PATH = '/openapi.json';
 export const CONTRACT_FILE = projectPath('openapi', 'admin.yaml');
 
 export type OperationId = keyof operations;

@@ -8,7 +8,7 @@ import { readContract, servedContract } from './contract.js';
  * dereferences its copy in place), with `servers` set to this site's `{origin}/api/admin/v1` and the OAuth flow URLs
  * absolute on its origin. Public, like the discovery documents; the member GraphQL API is not described there.
  */
-export const OPENAPI_DOCUMENT_PATH = '/openapi.json';
+export { OPENAPI_DOCUMENT_PATH } from './contract.js';
 
 /** How many origins' documents are kept serialized and compressed (about 0.6 MB each). */
 const DOCUMENTS_KEPT = 8;

@@ -9,7 +9,7 @@ import { registerKeyCommands } from './commands/keys.js';
 import { registerOperationCommands } from './commands/operations.js';
 import { registerSiteCommands } from './commands/sites.js';
 import { registerVendorPlatformCommands } from './commands/vendors.js';
-import { print, printFailure, type Runner } from './runtime.js';
+import { print, printFailure, type Runner } from './command-kit.js';
 
 /**
  * Every command is registered up front (so --help lists them all), but a command file loads only commander, the

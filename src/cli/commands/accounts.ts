@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import type { User } from '../../accounts/users.js';
 import type { Database } from '../../db/connection.js';
 import type { Site } from '../../sites/sites.js';
-import { CliError, withDatabase, type CommandResult, type Runner } from '../runtime.js';
+import { CliError, type CommandResult, type Runner } from '../command-kit.js';
+import { withDatabase } from '../runtime.js';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];

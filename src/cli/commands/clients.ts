@@ -4,7 +4,8 @@ import type { ClientSettingsInput } from '../../clients/client-settings.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from '../../clients/auth-methods.js';
 import type { OAuthClient } from '../../clients/clients.js';
 import { ValidationError } from '../../shared/errors.js';
-import { CliError, table, withDatabase, type CommandResult, type Runner } from '../runtime.js';
+import { CliError, table, type CommandResult, type Runner } from '../command-kit.js';
+import { withDatabase } from '../runtime.js';
 
 function clientJson(client: OAuthClient) {
   return {

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { CliError, type CommandResult, type Runner } from '../runtime.js';
+import { CliError, type CommandResult, type Runner } from '../command-kit.js';
 
 export const DEFAULT_TIMEOUT_MS = 10000;
 
@@ -30,8 +30,15 @@ function parseTimeout(value: string): number {
 }
 
 export function registerContractTestCommand(program: Command, run: Runner): void {
-  program
-    .command('contract-test')
+  defineContractTestCommand(program.command('contract-test'), run);
+}
+
+/**
+ * The contract-test command's description, options and action on `command`: `schoolgate contract-test` here, and the
+ * whole of `schoolgate-contract-test`, the command of the consumer package (packages/client).
+ */
+export function defineContractTestCommand(command: Command, run: Runner): Command {
+  return command
     .description(
       'check a deployed instance against its contracts (OpenAPI document, discovery documents, member GraphQL endpoint, sample admin calls); prints one row per check; exit 0 when every check that ran passed, 1 when one failed (docs/contract-test.md)',
     )

@@ -3,7 +3,8 @@ import { loadConfig } from '../../config/config.js';
 import { USAGE_RETENTION_DAYS } from '../../deprecations/days.js';
 import { variantProfile } from '../../variant.js';
 import type { DeprecatedElementUsage, DeprecationUsageReport } from '../../deprecations/report.js';
-import { parseWholeNumber, withDatabase, type CommandResult, type Runner } from '../runtime.js';
+import { parseWholeNumber, type CommandResult, type Runner } from '../command-kit.js';
+import { withDatabase } from '../runtime.js';
 
 const count = (value: number) => value.toLocaleString('en-US');
 

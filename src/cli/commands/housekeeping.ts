@@ -3,7 +3,8 @@ import { loadConfig } from '../../config/config.js';
 // Light (no database driver), so they load at start-up: the option's default, the dry run, the report's rows.
 import { DEFAULT_BATCH_SIZE, prune, type PruneReport } from '../../housekeeping/prune.js';
 import { PRUNE_TARGETS } from '../../housekeeping/prune-rules.js';
-import { CliError, parseWholeNumber, table, withDatabase, type CommandResult, type Runner } from '../runtime.js';
+import { CliError, parseWholeNumber, table, type CommandResult, type Runner } from '../command-kit.js';
+import { withDatabase } from '../runtime.js';
 
 interface PruneCommandOptions {
   retentionDays?: string;

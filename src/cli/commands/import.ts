@@ -2,7 +2,8 @@ import fs from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { ImportReport } from '../../import/import-site.js';
 import { importProgressDisplay } from '../import-progress.js';
-import { CliError, withDatabase, type CommandResult, type Runner } from '../runtime.js';
+import { CliError, type CommandResult, type Runner } from '../command-kit.js';
+import { withDatabase } from '../runtime.js';
 
 async function readDocument(file: string): Promise<unknown> {
   try {

@@ -3,7 +3,8 @@ import { ConfigError } from '../../config/config-error.js';
 import { KEY_ENCRYPTION_ENV } from '../../config/key-encryption.js';
 import { configuredKeyRing, type KeyRing } from '../../keys/key-ring.js';
 import type { ReencryptionReport } from '../../keys/reencryption.js';
-import { CliError, parseWholeNumber, table, withDatabase, type CommandResult, type Runner } from '../runtime.js';
+import { CliError, parseWholeNumber, table, type CommandResult, type Runner } from '../command-kit.js';
+import { withDatabase } from '../runtime.js';
 
 /**
  * DEFAULT_REENCRYPTION_BATCH_SIZE of keys/reencryption.ts, which loads jose and the database layer: --help shows

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.js';
-import { withDatabase, type CommandResult, type Runner } from '../runtime.js';
+import { type CommandResult, type Runner } from '../command-kit.js';
+import { withDatabase } from '../runtime.js';
 
 export function registerOperationCommands(program: Command, run: Runner): void {
   program

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Site, SiteSettings } from '../../sites/sites.js';
-import { parseSwitch, table, withDatabase, type CommandResult, type Runner } from '../runtime.js';
+import { parseSwitch, table, type CommandResult, type Runner } from '../command-kit.js';
+import { withDatabase } from '../runtime.js';
 
 function siteJson(site: Site, hosts: string[]) {
   return {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { VendorPlatform } from '../../clients/vendor-platforms.js';
-import { table, withDatabase, type CommandResult, type Runner } from '../runtime.js';
+import { table, type CommandResult, type Runner } from '../command-kit.js';
+import { withDatabase } from '../runtime.js';
 
 function platformJson(platform: VendorPlatform) {
   return {

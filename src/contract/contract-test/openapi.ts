@@ -1,6 +1,5 @@
 import { validate } from '@readme/openapi-parser';
-import { ADMIN_API_BASE_PATH } from '../../admin/contract.js';
-import { OPENAPI_DOCUMENT_PATH } from '../../admin/openapi-document.js';
+import { ADMIN_API_BASE_PATH, OPENAPI_DOCUMENT_PATH } from '../../admin/contract.js';
 import { ResponseContract } from '../response-validation.js';
 import type { Check, CheckContext, LoadedContract } from './check.js';
 import { expectObject, fail, isObject, Problems, show } from './expectations.js';

@@ -1,4 +1,4 @@
-import { table } from '../../cli/runtime.js';
+import { table } from '../../cli/command-kit.js';
 import type { ContractTestReport } from './runner.js';
 
 /** The pass/fail table for people: one row per check (name, result, detail), then the totals. */
