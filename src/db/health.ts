@@ -30,7 +30,19 @@ export interface DatabaseHealthOptions {
   stallMs: number;
 }
 
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+const STATEMENT = /^(select|insert|update|delete|replace|with|set|begin|commit|rollback|savepoint|release)\b/i;
+
+/**
+ * What the driver said, for the log: the server's own message with its code when there is one, else the error's
+ * message without the statement knex puts before it (the statement may carry a token's hash).
+ */
+function messageOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const { code, sqlMessage } = error as Error & { code?: unknown; sqlMessage?: unknown };
+  if (typeof sqlMessage === 'string') return typeof code === 'string' ? `${code}: ${sqlMessage}` : sqlMessage;
+  const separator = error.message.lastIndexOf(' - ');
+  return STATEMENT.test(error.message) && separator >= 0 ? error.message.slice(separator + 3) : error.message;
+}
 
 /**
  * The process's view of the database (one per pool, this process only: nothing another instance needs). Healthy
