@@ -4,12 +4,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { projectPath } from '../src/shared/paths.js';
+import { issueToken } from './support/admin.js';
+import { describeEachDatabase } from './support/databases.js';
+import { memberToken } from './support/member-api.js';
+import { makeUser } from './support/oauth-fixtures.js';
+import { startTestServer, type TestServer } from './support/server.js';
 
 /**
  * The consumer package packages/client (@schoolgate/client): built from the repository (npm run build:client), packed
  * with npm pack, installed into a scratch consumer project (the tarball unpacked into node_modules and its
  * dependencies linked from this repository's node_modules: no registry, no npm install here), where a consumer's file
- * using the typed admin client and the member types type-checks, and `schoolgate-contract-test --help` runs.
+ * using the typed admin client and the member types type-checks, and `schoolgate-contract-test --help` runs; then the
+ * packaged command checks a live server with both tokens, every check passing.
  */
 
 const PACKAGE = projectPath('packages', 'client');
@@ -152,5 +158,34 @@ console.log(JSON.stringify({ seen, data, document: PaymentHistoryDocument.toStri
     const badUrl = await run(bin, ['--base-url', 'ftp://school.example'], consumer);
     expect(badUrl.status).to.equal(2);
     expect(badUrl.stderr).to.contain('--base-url must be an http or https URL');
+  });
+});
+
+describeEachDatabase('the packaged schoolgate-contract-test against a live server', (scratch) => {
+  let server: TestServer;
+  let operator: string;
+  let member: string;
+  const bin = path.join(PACKAGE, 'dist', 'contract-test.js');
+
+  before(async function () {
+    this.timeout(300_000);
+    if (!fs.existsSync(bin)) {
+      const build = await run(process.execPath, [projectPath('bin', 'build-client.js')], projectPath());
+      expect(build.status, build.stdout + build.stderr).to.equal(0);
+    }
+    server = await startTestServer(scratch());
+    operator = (await issueToken(scratch().db, server.siteA)).token;
+    member = await memberToken(scratch().db, server.siteA, await makeUser(scratch().db, server.siteA, ['student'], 'Package Member'));
+  });
+  after(() => server?.stop());
+
+  it('passes every check, the same ones `schoolgate contract-test` runs', async function () {
+    this.timeout(120_000);
+    const result = await run(bin, ['--base-url', server.siteA.origin, '--token', operator, '--member-token', member, '--json'], PACKAGE);
+    expect(result.status, result.stdout + result.stderr).to.equal(0);
+    const report = JSON.parse(result.stdout) as { ok: boolean; checks: Array<{ name: string; result: string; detail: string }> };
+    expect(report.ok).to.equal(true);
+    expect(report.checks.length).to.be.greaterThan(10);
+    expect(report.checks.filter((check) => check.result !== 'pass')).to.deep.equal([]);
   });
 });
