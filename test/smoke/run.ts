@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     process.stderr.write(`\nsmoke run failed:\n${failures.join('\n')}\n`);
     process.exit(1);
   }
-  log(`\nsmoke run passed: ${NODE_VERSIONS.length} Node.js versions × ${TEST_DATABASE_KINDS.length} stores × ${FLOWS.length} flows`);
+  log(`\nsmoke run passed: Node.js ${NODE_VERSIONS.join(' and ')} × ${TEST_DATABASE_KINDS.join(' and ')} × ${FLOWS.length} flows`);
 }
 
 main().catch((error: unknown) => {
