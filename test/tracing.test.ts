@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createSite, type Site } from '../src/sites/sites.js';
 import { PROJECT_ROOT } from '../src/shared/paths.js';
+import { tracingWanted } from '../src/telemetry/wanted.js';
 import { authorizeViaPages, createPkcePair } from './support/authorize-flow.js';
 import { createScratchDatabase, TEST_DATABASE_KINDS, type ScratchDatabase } from './support/databases.js';
 import { TEST_KEY_ENCRYPTION_ENV } from './support/key-encryption.js';
@@ -162,6 +163,20 @@ function loadedModules(file: string): string[] {
   return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
 }
 
+describe('when tracing is on', () => {
+  it('follows the standard OTEL_* variables', () => {
+    expect(tracingWanted({})).to.equal(false);
+    expect(tracingWanted({ OTEL_SERVICE_NAME: 'schoolgate', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).to.equal(false);
+    expect(tracingWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).to.equal(true);
+    expect(tracingWanted({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' })).to.equal(true);
+    expect(tracingWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: ' ' })).to.equal(false);
+    expect(tracingWanted({ OTEL_TRACES_EXPORTER: 'console' })).to.equal(true);
+    expect(tracingWanted({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).to.equal(false);
+    expect(tracingWanted({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).to.equal(false);
+    expect(tracingWanted({ OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).to.equal(true);
+  });
+});
+
 for (const kind of TEST_DATABASE_KINDS) {
   describe(`tracing with OpenTelemetry [${kind}]`, function () {
     let scratch: ScratchDatabase;
@@ -170,6 +185,7 @@ for (const kind of TEST_DATABASE_KINDS) {
     let site: Site;
     let workDir: string;
     let modulesFile: string;
+    let receiverUrl: string;
 
     before(async function () {
       this.timeout(300_000);
@@ -178,6 +194,7 @@ for (const kind of TEST_DATABASE_KINDS) {
       scratch = await createScratchDatabase(kind);
       receiver = new OtlpReceiver();
       const endpoint = await receiver.listen();
+      receiverUrl = endpoint;
       const port = await freePort();
       site = await createSite(scratch.db, { origin: `http://localhost:${port}`, name: `Traced School ${port}`, subdomain: `traced-${port}` });
       server = await startMain(
@@ -297,6 +314,28 @@ for (const kind of TEST_DATABASE_KINDS) {
       // Only requests start traces: start-up's migrations and schema, and the jobs, send no root spans of their own.
       expect(receiver.spans.filter((span) => !span.parentSpanId && span.kind !== SPAN_KIND_SERVER).map((span) => span.name)).to.deep.equal([]);
       expect(loadedModules(modulesFile).some((url) => url.includes('/@opentelemetry/sdk-node/'))).to.equal(true);
+    });
+
+    it('exports the spans still buffered when the server stops', async function () {
+      this.timeout(300_000);
+      const port = await freePort();
+      const stoppingSite = await createSite(scratch.db, { origin: `http://localhost:${port}`, name: `Stopping School ${port}`, subdomain: `stopping-${port}` });
+      // A batch delay far longer than the test: the span can only leave with the shutdown's flush.
+      const stopping = await startMain(
+        { DATABASE_URL: scratch.url, PORT: String(port), LOG_LEVEL: 'info', SCHOOLGATE_DEMO: 'false', SCHOOLGATE_DRAIN_SECONDS: '0', OTEL_EXPORTER_OTLP_ENDPOINT: receiverUrl, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '600000' },
+        path.join(workDir, 'modules-stopping.txt'),
+      );
+      let traceId: unknown;
+      try {
+        const answer = await fetch(`${stoppingSite.origin}/.well-known/openid-configuration`);
+        expect(answer.status).to.equal(200);
+        traceId = (await accessLine(stopping, answer.headers.get('x-request-id'))).traceId;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect(receiver.inTrace(String(traceId)), 'nothing exported before the stop').to.deep.equal([]);
+      } finally {
+        await stopping.stop();
+      }
+      expect(receiver.inTrace(String(traceId)).map((span) => span.name)).to.include('GET /.well-known/openid-configuration');
     });
 
     it('loads no module of the OpenTelemetry SDK and logs no trace ids when no OTEL_* variable is set', async function () {
