@@ -229,7 +229,7 @@ for (const kind of TEST_DATABASE_KINDS) {
 
 // Signal handling does not depend on the store: on the first one tested.
 const signalsKind = TEST_DATABASE_KINDS[0] ?? 'sqlite';
-describe(`draining: no delay, and a second signal [${signalsKind}]`, function () {
+describe(`draining: no delay, a request across the close, a second signal [${signalsKind}]`, function () {
   this.timeout(180_000);
   let scratch: ScratchDatabase;
   before(async () => {
@@ -248,6 +248,30 @@ describe(`draining: no delay, and a second signal [${signalsKind}]`, function ()
     expect(lines.find((line) => line.msg.startsWith('draining'))?.drainSeconds).to.equal(0);
     // No delay: well under the default 5 s (the margin is for a loaded machine's signal handling).
     expect(logTime(lines, 'listener closed') - signalledAt).to.be.lessThan(3000);
+  });
+
+  it('a request still arriving when the listener closes is answered (Connection: close) before the process exits', async () => {
+    const port = await freePort();
+    const server = await startServerProcess({ DATABASE_URL: scratch.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', SCHOOLGATE_DEMO: 'false', SCHOOLGATE_DRAIN_SECONDS: '1' });
+    try {
+      // A slow client: half its request's headers before the signal, the rest once the listener has closed.
+      const socket = net.connect(port, '127.0.0.1');
+      await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket.write('GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      server.child.kill('SIGTERM');
+      const readiness = await watchReadiness(port, server.exited);
+      expect(readiness.refusedAt, 'the listener closed').to.not.equal(null);
+      socket.write('Accept: application/json\r\n\r\n');
+      await closed;
+      expect(answer).to.match(/^HTTP\/1\.1 503 /);
+      expect(answer.toLowerCase()).to.contain('connection: close');
+      expect(await server.exited).to.equal(0);
+    } finally {
+      if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+    }
   });
 
   it('a second signal during the drain closes the listener without waiting out the delay', async () => {

@@ -37,11 +37,20 @@ export interface IdleConnectionSweeper {
   stop(): void;
 }
 
+interface Connection {
+  /** Requests received and not yet answered. */
+  requests: number;
+  /** When the last answer finished (or the connection opened). */
+  idleSince: number;
+  /** Bytes read by then: more since means a request is on its way (its headers may take a while to arrive). */
+  bytesReadWhenIdle: number;
+}
+
 /** Follows the server's connections (requests in progress, idle since when) so that a drain can close the idle ones. */
 export function idleConnectionSweeper(server: http.Server): IdleConnectionSweeper {
-  const connections = new Map<Socket, { requests: number; idleSince: number }>();
+  const connections = new Map<Socket, Connection>();
   server.on('connection', (socket: Socket) => {
-    connections.set(socket, { requests: 0, idleSince: Date.now() });
+    connections.set(socket, { requests: 0, idleSince: Date.now(), bytesReadWhenIdle: socket.bytesRead });
     socket.once('close', () => connections.delete(socket));
   });
   server.on('request', (request: http.IncomingMessage, response: http.ServerResponse) => {
@@ -51,11 +60,14 @@ export function idleConnectionSweeper(server: http.Server): IdleConnectionSweepe
     response.once('close', () => {
       connection.requests -= 1;
       connection.idleSince = Date.now();
+      connection.bytesReadWhenIdle = request.socket.bytesRead;
     });
   });
   const sweep = () => {
     const cutoff = Date.now() - IDLE_BEFORE_CLOSE_MS;
-    for (const [socket, connection] of connections) if (connection.requests === 0 && connection.idleSince <= cutoff) socket.destroy();
+    for (const [socket, connection] of connections) {
+      if (connection.requests === 0 && connection.idleSince <= cutoff && socket.bytesRead === connection.bytesReadWhenIdle) socket.destroy();
+    }
   };
   let timer: NodeJS.Timeout | undefined;
   return {
