@@ -125,7 +125,8 @@ function explorerSuite(variant: Variant, scratch: () => ScratchDatabase): void {
   describe('GET /docs/member-api/explorer', () => {
     let html: string;
     let csp: string;
-    before(async () => {
+    before(async function () {
+      this.timeout(120_000);
       const response = await fetch(`${origin}/docs/member-api/explorer`);
       expect(response.status).to.equal(200);
       expect(response.headers.get('content-type')).to.equal('text/html; charset=utf-8');
@@ -140,7 +141,9 @@ function explorerSuite(variant: Variant, scratch: () => ScratchDatabase): void {
       expect(links).to.include('/auth.md').and.include('/docs/member-api').and.include(sdlPath);
     });
 
-    it('loads every script and stylesheet from /docs/assets at a versioned URL, with no inline script', async () => {
+    it('loads every script and stylesheet from /docs/assets at a versioned URL, with no inline script', async function () {
+      // About 1.8 MB of files, each fetched and revalidated: room for a busy machine.
+      this.timeout(180_000);
       const sources = [...attributes(html, 'script', 'src'), ...attributes(html, 'link', 'href'), ...attributes(html, 'div', 'data-schema-url')];
       expect(sources).to.have.length(7);
       for (const source of sources) {
