@@ -111,6 +111,8 @@ export async function startInstance(name: string, databaseUrl: string, logDir: s
       SCHOOLGATE_DEMO: 'false',
       TRUST_PROXY: 'true',
       LOG_LEVEL: process.env.SCHOOLGATE_CLUSTER_LOG_LEVEL ?? 'warn',
+      // No load balancer watches these instances' readiness: a stop need not wait for one to notice.
+      SCHOOLGATE_DRAIN_SECONDS: '0',
       ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
