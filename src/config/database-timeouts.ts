@@ -2,7 +2,7 @@ import { ConfigError } from './config-error.js';
 
 /** How long the service waits for its database before it answers 503 (docs/operations.md, "Database outages"). */
 export interface DatabaseTimeouts {
-  /** Opening a MySQL connection (TCP and handshake). */
+  /** Opening a MySQL connection (TCP and handshake), and the health probe's whole question. */
   connectMs: number;
   /** Waiting for a pooled connection (a free one, or a new one being opened). */
   acquireMs: number;
@@ -16,9 +16,9 @@ export interface DatabaseTimeouts {
 
 export const DEFAULT_DATABASE_TIMEOUTS: Readonly<DatabaseTimeouts> = {
   connectMs: 1000,
-  acquireMs: 750,
-  lockWaitMs: 1000,
-  transactionBudgetMs: 1000,
+  acquireMs: 2000,
+  lockWaitMs: 3000,
+  transactionBudgetMs: 3000,
   probeIntervalMs: 250,
 };
 

@@ -48,7 +48,7 @@ function knexLog(warn: KnexWarningSink) {
 export function openDatabase(config: DatabaseConfig, warn: KnexWarningSink = warnOnStderr, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS): Database {
   const db = config.client === 'sqlite' ? openSqlite(config.filename, warn, timeouts) : openMysql(config, warn, timeouts);
   timeoutsOfDatabase.set(db, timeouts);
-  guardPool(db, db.client as PooledClient, { probeIntervalMs: timeouts.probeIntervalMs, store: config.client });
+  guardPool(db, db.client as PooledClient, { probeIntervalMs: timeouts.probeIntervalMs, probeTimeoutMs: timeouts.connectMs, acquireMs: timeouts.acquireMs, store: config.client });
   return db;
 }
 

@@ -62,6 +62,7 @@ export class DatabaseHealth {
   private stopped = false;
   private readonly held = new Map<object, number>();
   private readonly listeners = new Set<(change: DatabaseHealthChange) => void>();
+  private outageStarted: { promise: Promise<never>; reject: (error: Error) => void } | null = null;
 
   constructor(private readonly options: DatabaseHealthOptions) {}
 
@@ -74,6 +75,19 @@ export class DatabaseHealth {
     if (this.current === 'healthy') return;
     this.shedCount += 1;
     throw new DatabaseUnavailableError();
+  }
+
+  /** Rejects with DatabaseUnavailableError when the state next turns unhealthy: a request queued for a connection stops waiting. */
+  untilUnhealthy(): Promise<never> {
+    if (this.outageStarted === null) {
+      let reject: (error: Error) => void = () => undefined;
+      const promise = new Promise<never>((_, rejectPromise) => {
+        reject = rejectPromise;
+      });
+      promise.catch(() => undefined);
+      this.outageStarted = { promise, reject };
+    }
+    return this.outageStarted.promise;
   }
 
   checkedOut(connection: object): void {
@@ -151,6 +165,9 @@ export class DatabaseHealth {
       this.unhealthySince = Date.now();
       // What requests hold now waits on a store that did not answer the probe: cut it, so they answer 503 now.
       for (const connection of this.held.keys()) this.options.abandon(connection);
+      // What requests queue for will not come either: they answer 503 now.
+      this.outageStarted?.reject(new DatabaseUnavailableError());
+      this.outageStarted = null;
       this.emit({ state: 'unhealthy', cause: suspicion === probeError ? probeError : `${suspicion}; probe: ${probeError}` });
     }
     clearTimeout(this.retryTimer);

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { DatabaseUnavailableError } from '../shared/errors.js';
 import { DatabaseHealth } from './health.js';
 
 /** The part of knex's client the guard wraps (knex types its client as `any`). */
@@ -20,10 +21,16 @@ interface SqliteRawConnection {
   close(): void;
 }
 
-/** How long the probe waits for an answer (a new connection and `SELECT 1`) before the store counts as not answering. */
-const PROBE_TIMEOUT_MS = 400;
 /** A connection a request holds this long makes the health state look at the store (a query may be hanging). */
 const STALL_MS = 300;
+
+/** Answered as knex's own acquire timeout is: the database is unavailable (503). */
+class AcquiredTooLateError extends Error {
+  override readonly name = 'KnexTimeoutError';
+  constructor() {
+    super('Knex: Timeout acquiring a connection (handed over past the acquire timeout)');
+  }
+}
 
 const healthOfDatabase = new WeakMap<Knex, DatabaseHealth>();
 
@@ -80,12 +87,12 @@ function cutMysql(connection: object): void {
  * known down, every checkout and release is recorded (to see a hanging query), and an acquisition or query that fails
  * as "unreachable" makes the state probe the store.
  */
-export function guardPool(db: Knex, client: PooledClient, options: { probeIntervalMs: number; store: 'sqlite' | 'mysql' }): DatabaseHealth {
+export function guardPool(db: Knex, client: PooledClient, options: { probeIntervalMs: number; probeTimeoutMs: number; acquireMs: number; store: 'sqlite' | 'mysql' }): DatabaseHealth {
   const health = new DatabaseHealth({
     probe: options.store === 'mysql' ? probeMysql(client) : probeSqlite(client),
     abandon: options.store === 'mysql' ? cutMysql : () => undefined,
     probeIntervalMs: options.probeIntervalMs,
-    probeTimeoutMs: PROBE_TIMEOUT_MS,
+    probeTimeoutMs: options.probeTimeoutMs,
     stallMs: STALL_MS,
   });
   const acquire = client.acquireConnection.bind(client);
@@ -93,8 +100,20 @@ export function guardPool(db: Knex, client: PooledClient, options: { probeInterv
   const destroy = client.destroy.bind(client);
   client.acquireConnection = async () => {
     health.admit();
+    const started = Date.now();
     try {
-      const connection = await acquire();
+      const pending = acquire();
+      const connection = await Promise.race([pending, health.untilUnhealthy()]).catch((error: unknown) => {
+        // Given up on while queued: the connection, if the pool hands one over later, goes straight back.
+        if (error instanceof DatabaseUnavailableError) pending.then((late) => release(late), () => undefined);
+        throw error;
+      });
+      // Handed over past the acquire timeout: the process was blocked meanwhile (better-sqlite3 waits for a lock
+      // synchronously), so the pool's timer could not fire. The request has waited long enough: 503 now.
+      if (Date.now() - started > options.acquireMs) {
+        await release(connection);
+        throw new AcquiredTooLateError();
+      }
       health.checkedOut(connection);
       return connection;
     } catch (error) {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
 import { parseDatabaseUrl, type DatabaseConfig } from '../../src/config/database-url.js';
+import { DEFAULT_DATABASE_TIMEOUTS } from '../../src/config/database-timeouts.js';
 import { openDatabase, type Database } from '../../src/db/connection.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 
@@ -17,6 +18,9 @@ export const TEST_DATABASE_KINDS: DatabaseKind[] = (process.env.SCHOOLGATE_TEST_
 
 /** The MySQL server tests create their scratch databases on. */
 export const TEST_MYSQL_URL = process.env.SCHOOLGATE_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
+
+/** The acquire timeout of the tests' own pools and servers (see testConfig in test/support/server.ts). */
+export const TEST_ACQUIRE_TIMEOUT_MS = 10000;
 
 export interface ScratchDatabase {
   kind: DatabaseKind;
@@ -57,7 +61,7 @@ export async function createScratchDatabase(kind: DatabaseKind, options: { migra
     };
   }
   const config = parseDatabaseUrl(url);
-  const db = openDatabase(config);
+  const db = openDatabase(config, undefined, { ...DEFAULT_DATABASE_TIMEOUTS, acquireMs: TEST_ACQUIRE_TIMEOUT_MS });
   if (options.migrate !== false) await migrateToLatest(db);
   return {
     kind,

@@ -2,7 +2,7 @@ import { loadConfig, type Config, type Variant } from '../../src/config/config.j
 import { startServer, type RunningServer } from '../../src/server.js';
 import { createSite, type Site } from '../../src/sites/sites.js';
 import { createLogger } from '../../src/shared/logger.js';
-import type { ScratchDatabase } from './databases.js';
+import { TEST_ACQUIRE_TIMEOUT_MS, type ScratchDatabase } from './databases.js';
 import { TEST_KEY_ENCRYPTION_KEY, useTestKeyEncryptionKey } from './key-encryption.js';
 
 export interface TestServer {
@@ -33,6 +33,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       SCHOOLGATE_AUTHORIZE_LIMIT_PER_MINUTE: '1000000',
       SCHOOLGATE_FAILURE_LIMIT_PER_10_MINUTES: '1000000',
       SCHOOLGATE_KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY,
+      // Tests of behaviour under contention (a hundred refreshes of one token at once) queue far longer on a shared
+      // CI machine than the production default allows; the fault tests use the defaults (test/fault-*.test.ts).
+      SCHOOLGATE_DB_ACQUIRE_TIMEOUT_MS: String(TEST_ACQUIRE_TIMEOUT_MS),
     }),
     port: 0,
     host: undefined,
