@@ -5,6 +5,7 @@ import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../config/data
 import type { DatabaseConfig } from '../config/database-url.js';
 import { guardPool, type PooledClient } from './pool-guard.js';
 import { betterSqliteClient } from './sqlite-driver.js';
+import { rememberDatabaseTimeouts } from './timeouts.js';
 
 export type Database = Knex;
 
@@ -12,12 +13,7 @@ interface SqliteConnection {
   pragma(statement: string): unknown;
 }
 
-const timeoutsOfDatabase = new WeakMap<Database, DatabaseTimeouts>();
-
-/** The timeouts the database was opened with (the defaults for one opened elsewhere, e.g. a test's own knex). */
-export function databaseTimeouts(db: Database): DatabaseTimeouts {
-  return timeoutsOfDatabase.get(db) ?? DEFAULT_DATABASE_TIMEOUTS;
-}
+export { databaseTimeouts } from './timeouts.js';
 
 /** Where knex's own warnings go (e.g. "Can't take lock to run migrations"); never stdout, which holds our output. */
 export type KnexWarningSink = (message: string) => void;
@@ -47,7 +43,7 @@ function knexLog(warn: KnexWarningSink) {
  */
 export function openDatabase(config: DatabaseConfig, warn: KnexWarningSink = warnOnStderr, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS): Database {
   const db = config.client === 'sqlite' ? openSqlite(config.filename, warn, timeouts) : openMysql(config, warn, timeouts);
-  timeoutsOfDatabase.set(db, timeouts);
+  rememberDatabaseTimeouts(db, timeouts);
   guardPool(db, db.client as PooledClient, { probeIntervalMs: timeouts.probeIntervalMs, probeTimeoutMs: timeouts.connectMs, acquireMs: timeouts.acquireMs, store: config.client });
   return db;
 }

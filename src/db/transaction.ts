@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { TransactionConflictError } from '../shared/errors.js';
 import { isTransactionConflict } from '../shared/failure.js';
-import { databaseTimeouts, type Database } from './connection.js';
+import type { Database } from './connection.js';
+import { databaseTimeouts } from './timeouts.js';
 
 export interface TransactionOptions {
   /** Runs of the whole transaction before giving up; 8 unless set. */
