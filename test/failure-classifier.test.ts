@@ -32,6 +32,22 @@ describe('the failure classifier', () => {
     }
   });
 
+  it('classifies a Galera node that lost the primary component or is not ready as database_unavailable, and its certification failure as a conflict', () => {
+    const galeraUnavailable = [
+      driverError('Got error 6 "No such device or address" during COMMIT', { code: 'ER_ERROR_DURING_COMMIT', errno: 1180 }),
+      driverError('Not connected to Primary Component', { code: 'ER_ERROR_DURING_COMMIT', errno: 1180 }),
+      driverError('WSREP has not yet prepared node for application use', { code: 'ER_UNKNOWN_COM_ERROR', errno: 1047 }),
+      driverError('Unknown command', { code: 'ER_UNKNOWN_COM_ERROR', errno: 1047 }),
+      driverError('Not connected to Primary Component', {}),
+    ];
+    for (const raw of galeraUnavailable) {
+      const failure = classifyFailure(raw);
+      expect(failure.kind, raw.message).to.equal('database_unavailable');
+      expect([failure.error.status, failure.error.code]).to.deep.equal([503, 'temporarily_unavailable']);
+    }
+    expect(classifyFailure(driverError('WSREP detected deadlock/conflict and aborted the transaction. Try restarting the transaction', { code: 'ER_LOCK_DEADLOCK', errno: 1213 })).kind).to.equal('conflict_lost');
+  });
+
   it('classifies a transaction that kept losing, and a lone statement that lost, as conflict_lost: 503 temporarily_unavailable', () => {
     const exhausted = new TransactionConflictError(8);
     expect(classifyFailure(exhausted)).to.deep.equal({ kind: 'conflict_lost', error: exhausted });

@@ -50,13 +50,18 @@ const UNAVAILABLE_CODES = new Set([
  * Server errors that say the node cannot serve now, whatever the statement:
  * - 1047 ER_UNKNOWN_COM_ERROR: a Galera node that is not (yet, or no longer) part of the primary component answers
  *   "WSREP has not yet prepared node for application use" to every statement while it joins or is cut off;
+ * - 1180 ER_ERROR_DURING_COMMIT: a Galera node that lost the primary component (or could not replicate the write set)
+ *   fails the commit ("Got error 6 during COMMIT", "Not connected to Primary Component"): nothing was committed;
  * - 1040 ER_CON_COUNT_ERROR: too many connections;
  * - 1053 ER_SERVER_SHUTDOWN: the server is shutting down;
  * - 1927 ER_CONNECTION_KILLED: the server killed the connection (a node leaving, an administrator's KILL);
  * - 1158–1161 ER_NET_READ_ERROR, ER_NET_READ_INTERRUPTED, ER_NET_ERROR_ON_WRITE, ER_NET_WRITE_INTERRUPTED;
  * - 2002, 2003, 2006, 2013: the client library's "can't connect", "server has gone away" and "lost connection".
  */
-const UNAVAILABLE_ERRNOS = new Set([1047, 1040, 1053, 1927, 1158, 1159, 1160, 1161, 2002, 2003, 2006, 2013]);
+const UNAVAILABLE_ERRNOS = new Set([1047, 1180, 1040, 1053, 1927, 1158, 1159, 1160, 1161, 2002, 2003, 2006, 2013]);
+
+/** Galera's words for a node that cannot serve now, whatever code the driver attaches. */
+const GALERA_NOT_SERVING = /\bWSREP has not yet prepared node\b|\bnot connected to primary component\b|\bnon-primary (?:component|view)\b/i;
 
 /** True when the store could not be reached or timed out, as opposed to a query that is wrong. */
 export function isDatabaseUnavailable(error: unknown): boolean {
@@ -69,7 +74,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   // mysql2 marks an error that broke the connection itself as fatal (a lost or closed connection, a protocol error, a
   // refused handshake), including "Can't add new command when connection is in closed state", which carries no code.
   if (fatal === true) return true;
-  return /\bWSREP has not yet prepared node\b/i.test(error.message);
+  return GALERA_NOT_SERVING.test(error.message);
 }
 
 /**
