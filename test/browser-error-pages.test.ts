@@ -39,7 +39,7 @@ describeEachDatabase('error pages for browsers', (scratch) => {
     expect(await response.json()).to.include({ error: 'method_not_allowed' });
   });
 
-  it('a browser on an origin that is no school gets a page without a school name', async () => {
+  it('a browser on an origin that is no school gets a page naming that origin, without any school name', async () => {
     // fetch() may not set Host; node:http may.
     const { status, page } = await new Promise<{ status: number; page: string }>((resolve, reject) => {
       const request = http.get(`${server.siteA.origin}/anything`, { headers: { accept: BROWSER_ACCEPT, host: 'unknown.example' } }, (response) => {
@@ -50,7 +50,8 @@ describeEachDatabase('error pages for browsers', (scratch) => {
       request.on('error', reject);
     });
     expect(status).to.equal(404);
-    expect(page).to.contain('<h1>Page not found</h1>');
+    expect(page).to.contain('<h1>No school site at this address</h1>');
+    expect(page).to.contain('unknown.example');
     expect(page).not.to.contain(server.siteA.name);
   });
 
