@@ -34,6 +34,27 @@ class AcquiredTooLateError extends Error {
 
 const healthOfDatabase = new WeakMap<Knex, DatabaseHealth>();
 
+/** What knex attaches to a pooled connection: its id, and the mark its pool's validation reads to destroy it. */
+interface KnexPooled {
+  __knexUid?: string;
+  __knex__disposed?: unknown;
+}
+
+const ENDS_TRANSACTION = /^\s*(rollback|commit)\b/i;
+const ER_LOCK_DEADLOCK = 1213;
+
+/**
+ * Whether a failed statement may have left its connection inside a transaction: a ROLLBACK that failed (a Galera node
+ * refusing it with errno 1047, a lost connection), or a COMMIT that failed otherwise than as a deadlock victim (which
+ * the server has rolled back whole). Such a connection would keep its old snapshot: reads on it would miss rows other
+ * connections wrote since, so it is destroyed instead of being handed out again.
+ */
+function leavesTransactionOpen(error: unknown, sql: unknown): boolean {
+  if (typeof sql !== 'string' || !ENDS_TRANSACTION.test(sql)) return false;
+  const errno = (error as { errno?: unknown } | null)?.errno;
+  return !(/^\s*commit\b/i.test(sql) && errno === ER_LOCK_DEADLOCK);
+}
+
 /** The health state of a pool opened by openDatabase (src/db/connection.ts); null for one opened elsewhere. */
 export function databaseHealth(db: Knex): DatabaseHealth | null {
   return healthOfDatabase.get(db) ?? null;
@@ -98,6 +119,7 @@ export function guardPool(db: Knex, client: PooledClient, options: { probeInterv
   const acquire = client.acquireConnection.bind(client);
   const release = client.releaseConnection.bind(client);
   const destroy = client.destroy.bind(client);
+  const heldById = new Map<string, KnexPooled>();
   client.acquireConnection = async () => {
     health.admit();
     const started = Date.now();
@@ -115,6 +137,8 @@ export function guardPool(db: Knex, client: PooledClient, options: { probeInterv
         throw new AcquiredTooLateError();
       }
       health.checkedOut(connection);
+      const id = (connection as KnexPooled).__knexUid;
+      if (id !== undefined) heldById.set(id, connection as KnexPooled);
       return connection;
     } catch (error) {
       health.reportFailure(error);
@@ -123,13 +147,20 @@ export function guardPool(db: Knex, client: PooledClient, options: { probeInterv
   };
   client.releaseConnection = (connection) => {
     health.released(connection);
+    const id = (connection as KnexPooled).__knexUid;
+    if (id !== undefined) heldById.delete(id);
     return release(connection);
   };
   client.destroy = (callback) => {
     health.stop();
     return destroy(callback);
   };
-  db.on('query-error', (error: unknown) => health.reportFailure(error));
+  db.on('query-error', (error: unknown, query: { __knexUid?: unknown; sql?: unknown } | undefined) => {
+    health.reportFailure(error);
+    const connection = typeof query?.__knexUid === 'string' ? heldById.get(query.__knexUid) : undefined;
+    // knex's pool validates a connection before handing it out again, and destroys one marked disposed.
+    if (connection !== undefined && leavesTransactionOpen(error, query?.sql)) connection.__knex__disposed = 'its transaction did not end (ROLLBACK or COMMIT failed)';
+  });
   healthOfDatabase.set(db, health);
   return health;
 }
