@@ -2,13 +2,16 @@ import { ConfigError } from './config-error.js';
 
 /** How long the service waits for its database before it answers 503 (docs/operations.md, "Database outages"). */
 export interface DatabaseTimeouts {
-  /** Opening a MySQL connection (TCP and handshake), and the health probe's whole question. */
+  /** Opening a MySQL connection (TCP and handshake); the health probe waits at least 2 s for its whole question. */
   connectMs: number;
   /** Waiting for a pooled connection (a free one, or a new one being opened). */
   acquireMs: number;
   /** A row or table lock (MySQL's session lock wait timeouts, whole seconds rounded up; SQLite's busy timeout). */
   lockWaitMs: number;
-  /** The time after which a transaction that lost a conflict is not run again (src/db/transaction.ts). */
+  /**
+   * The time after which a transaction that lost a conflict is not run again (src/db/transaction.ts): long enough for
+   * a storm of a hundred concurrent refreshes of one token to go through, which is the database answering, not an outage.
+   */
   transactionBudgetMs: number;
   /** While the database does not answer, how often a probe asks again. */
   probeIntervalMs: number;
@@ -18,7 +21,7 @@ export const DEFAULT_DATABASE_TIMEOUTS: Readonly<DatabaseTimeouts> = {
   connectMs: 1000,
   acquireMs: 2000,
   lockWaitMs: 3000,
-  transactionBudgetMs: 3000,
+  transactionBudgetMs: 10000,
   probeIntervalMs: 250,
 };
 

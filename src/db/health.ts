@@ -55,6 +55,7 @@ function messageOf(error: unknown): string {
 export class DatabaseHealth {
   private current: DatabaseHealthState = 'healthy';
   private unhealthySince = 0;
+  private lastSuccessAt = 0;
   private shedCount = 0;
   private probing: Promise<void> | null = null;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -103,6 +104,11 @@ export class DatabaseHealth {
     }
   }
 
+  /** A query got its answer: evidence that the store answers, whatever a slow probe says meanwhile. */
+  reportSuccess(): void {
+    this.lastSuccessAt = Date.now();
+  }
+
   /** A query or an acquisition failed: if the failure says the store is unreachable, the probe decides. */
   reportFailure(error: unknown): void {
     if (error instanceof DatabaseUnavailableError || !isDatabaseUnavailable(error)) return;
@@ -118,11 +124,16 @@ export class DatabaseHealth {
   /** Probes now (one probe at a time) and settles the state on its outcome. */
   check(suspicion?: string): Promise<void> {
     if (this.stopped) return Promise.resolve();
+    const started = Date.now();
     this.probing ??= this.options
       .probe(this.options.probeTimeoutMs)
       .then(
         () => this.becomeHealthy(),
-        (error: unknown) => this.becomeUnhealthy(suspicion ?? messageOf(error), messageOf(error)),
+        (error: unknown) => {
+          // A query answered while the probe waited: the store answers (slowly, on a loaded machine), it is not down.
+          if (this.current === 'healthy' && this.lastSuccessAt >= started) return;
+          this.becomeUnhealthy(suspicion ?? messageOf(error), messageOf(error));
+        },
       )
       .finally(() => {
         this.probing = null;

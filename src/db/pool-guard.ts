@@ -23,6 +23,11 @@ interface SqliteRawConnection {
 
 /** A connection a request holds this long makes the health state look at the store (a query may be hanging). */
 const STALL_MS = 300;
+/**
+ * The probe's own patience: a machine under load (or a store busy with a migration) may take a second to answer, and a
+ * slow answer is not an outage. A black-holed store is still found down within this and STALL_MS.
+ */
+const MIN_PROBE_TIMEOUT_MS = 2000;
 
 /** Answered as knex's own acquire timeout is: the database is unavailable (503). */
 class AcquiredTooLateError extends Error {
@@ -113,7 +118,7 @@ export function guardPool(db: Knex, client: PooledClient, options: { probeInterv
     probe: options.store === 'mysql' ? probeMysql(client) : probeSqlite(client),
     abandon: options.store === 'mysql' ? cutMysql : () => undefined,
     probeIntervalMs: options.probeIntervalMs,
-    probeTimeoutMs: options.probeTimeoutMs,
+    probeTimeoutMs: Math.max(MIN_PROBE_TIMEOUT_MS, options.probeTimeoutMs),
     stallMs: STALL_MS,
   });
   const acquire = client.acquireConnection.bind(client);
@@ -155,6 +160,7 @@ export function guardPool(db: Knex, client: PooledClient, options: { probeInterv
     health.stop();
     return destroy(callback);
   };
+  db.on('query-response', () => health.reportSuccess());
   db.on('query-error', (error: unknown, query: { __knexUid?: unknown; sql?: unknown } | undefined) => {
     health.reportFailure(error);
     const connection = typeof query?.__knexUid === 'string' ? heldById.get(query.__knexUid) : undefined;

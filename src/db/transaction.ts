@@ -6,7 +6,7 @@ import type { Database } from './connection.js';
 import { databaseTimeouts } from './timeouts.js';
 
 export interface TransactionOptions {
-  /** Runs of the whole transaction before giving up; 8 unless set. */
+  /** Runs of the whole transaction before giving up; 20 unless set (a conflict storm loses many times, each fast). */
   attempts?: number;
   /**
    * Milliseconds after the first run began past which no further run starts (SCHOOLGATE_DB_TRANSACTION_BUDGET_MS
@@ -15,7 +15,7 @@ export interface TransactionOptions {
   budgetMs?: number;
 }
 
-const DEFAULT_ATTEMPTS = 8;
+const DEFAULT_ATTEMPTS = 20;
 const BASE_DELAY_MS = 5;
 const MAX_DELAY_MS = 250;
 
