@@ -33,8 +33,8 @@ export function memberApiExplorerPage(variant: VariantProfile, assets: DocsAsset
 </head>
 <body data-page="docs-member-api-explorer">
 <p class="docs-chrome"><a href="/">${site.name}</a> · <a href="${DOCS_PATHS.index}">API reference</a> · <a href="${DOCS_PATHS.memberApi}">Member API</a> · Explorer<br>
-Queries run against <code>${site.origin}${endpointPath}</code> as the member whose access token you paste in the <strong>Headers</strong> tab (<code>"Authorization": "Bearer …"</code>). A token comes from this site's OAuth 2.0 authorization server, for a member who signed in: how to get one is in <a href="${AGENT_GUIDE_PATH}">the agent guide</a> and <a href="${DOCS_PATHS.memberApi}">the member API reference</a>. The token stays in this tab; nothing is stored. The schema itself needs no token: <a href="${sdlPath}">${sdlPath}</a>.</p>
-<noscript><p class="docs-chrome">The explorer needs JavaScript. The schema is at <a href="${sdlPath}">${sdlPath}</a> and described at <a href="${DOCS_PATHS.memberApi}">${DOCS_PATHS.memberApi}</a>.</p></noscript>
+Queries run against <code>${site.origin}${endpointPath}</code> as the member whose access token you paste in the <strong>Headers</strong> tab (<code>"Authorization": "Bearer …"</code>). A token comes from this site's OAuth 2.0 authorization server, for a member who signed in: how to get one is in <a href="${AGENT_GUIDE_PATH}">the agent guide</a> and <a href="${DOCS_PATHS.memberApi}">the member API reference</a>. The token stays in this tab; nothing is stored. The schema itself needs no token: <a href="${safeUrl(sdlPath)}">${sdlPath}</a>.</p>
+<noscript><p class="docs-chrome">The explorer needs JavaScript. The schema is at <a href="${safeUrl(sdlPath)}">${sdlPath}</a> and described at <a href="${DOCS_PATHS.memberApi}">${DOCS_PATHS.memberApi}</a>.</p></noscript>
 <div id="graphiql" data-endpoint="${endpointPath}" data-schema-url="${safeUrl(assets.url(EXPLORER_FILES.schema))}"></div>
 <script src="${safeUrl(assets.url(EXPLORER_FILES.react))}"></script>
 <script src="${safeUrl(assets.url(EXPLORER_FILES.reactDom))}"></script>

@@ -4,7 +4,7 @@ import { memberSchemaDocumentPath } from '../graphql/schema-document.js';
 import { buildMemberSchema } from '../graphql/schema.js';
 import type { SiteState } from '../http/state.js';
 import { setDocsPageHeaders, STATIC_PAGE_CSP } from './headers.js';
-import { html, joinHtml } from '../http/html.js';
+import { html, joinHtml, safeUrl } from '../http/html.js';
 import { docsPage } from './layout.js';
 import { DOCS_PATHS } from './paths.js';
 import { renderMemberApiReference } from './member-api-reference.js';
@@ -39,7 +39,7 @@ export function memberApiPage(variant: VariantProfile): Middleware<SiteState> {
 <li>Scopes: ${scopeList}. Each field that needs one shows it below (the schema's <code>@requiresScope</code> directive).</li>
 <li>How to get a token, step by step: <a href="/auth.md">the agent guide</a>.</li>
 <li>Try it in the browser: <a href="${DOCS_PATHS.memberApiExplorer}">the explorer</a> (GraphiQL; paste a token in its Headers tab).</li>
-<li>The schema as SDL, for code generators (no token needed): <a href="${sdlPath}">${sdlPath}</a>.</li>
+<li>The schema as SDL, for code generators (no token needed): <a href="${safeUrl(sdlPath)}">${sdlPath}</a>.</li>
 </ul>
 <p>Deployment variant ${variant.name}. This page is generated from the schema the server runs.</p>
 ${reference}`,
