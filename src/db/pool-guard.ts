@@ -11,7 +11,7 @@ export interface PooledClient {
 }
 
 interface MysqlRawConnection {
-  query(sql: string, callback: (error: Error | null) => void): void;
+  query(sql: string, callback: (error: Error | null, rows?: unknown) => void): void;
   destroy(): void;
   stream?: { destroy(): void };
 }
@@ -65,7 +65,18 @@ export function databaseHealth(db: Knex): DatabaseHealth | null {
   return healthOfDatabase.get(db) ?? null;
 }
 
-/** `SELECT 1` on a MySQL connection of its own, opened and closed within `timeoutMs`. */
+/** Whether Galera replication is on (no row on MySQL; OFF on a MariaDB that is not part of a cluster). */
+export const GALERA_ON_STATEMENT = "SHOW VARIABLES LIKE 'wsrep_on'";
+/** Whether a Galera node serves: a node cut off from the primary component (or still joining) says OFF. */
+export const GALERA_READY_STATEMENT = "SHOW STATUS LIKE 'wsrep_ready'";
+
+/** The `Value` column of a one-row SHOW answer says ON. */
+export function showsOn(rows: unknown): boolean {
+  const row = Array.isArray(rows) ? (rows[0] as { Value?: unknown } | undefined) : undefined;
+  return typeof row?.Value === 'string' && row.Value.toUpperCase() === 'ON';
+}
+
+/** `SELECT 1`, then Galera's readiness, on a MySQL connection of its own, opened and closed within `timeoutMs`. */
 function probeMysql(client: PooledClient) {
   return (timeoutMs: number): Promise<void> =>
     new Promise<void>((resolve, reject) => {
@@ -84,7 +95,18 @@ function probeMysql(client: PooledClient) {
         (raw) => {
           connection = raw as MysqlRawConnection;
           if (settled) connection.destroy();
-          else connection.query('SELECT 1', finish);
+          else {
+            const open = connection;
+            open.query('SELECT 1', (error) => {
+              if (error) finish(error);
+              else
+                open.query(GALERA_ON_STATEMENT, (variableError, variables) => {
+                  if (variableError || !showsOn(variables)) finish(variableError);
+                  // A node that answers `SELECT 1` may still be cut off from the primary component.
+                  else open.query(GALERA_READY_STATEMENT, (statusError, status) => finish(statusError ?? (showsOn(status) ? null : new Error('WSREP: the node is not ready (wsrep_ready is OFF)'))));
+                });
+            });
+          }
         },
         (error: unknown) => finish(error instanceof Error ? error : new Error(String(error))),
       );
