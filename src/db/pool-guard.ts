@@ -65,6 +65,19 @@ export function databaseHealth(db: Knex): DatabaseHealth | null {
   return healthOfDatabase.get(db) ?? null;
 }
 
+/**
+ * The probe's first question on MySQL reads a table: a Galera node that refuses clients (still joining, or told to
+ * with wsrep_reject_queries) answers `SELECT 1` without a table but refuses any table with errno 1047. Before the
+ * first migration the table is missing (errno 1146), which is still the database answering.
+ */
+export const MYSQL_PROBE_STATEMENT = 'SELECT 1 FROM knex_migrations LIMIT 1';
+const ER_NO_SUCH_TABLE = 1146;
+
+/** The probe's error, unless it only says the table is not there yet. */
+export function probeFailure(error: (Error & { errno?: number }) | null): Error | null {
+  return error && error.errno !== ER_NO_SUCH_TABLE ? error : null;
+}
+
 /** Whether Galera replication is on (no row on MySQL; OFF on a MariaDB that is not part of a cluster). */
 export const GALERA_ON_STATEMENT = "SHOW VARIABLES LIKE 'wsrep_on'";
 /** Whether a Galera node serves: a node cut off from the primary component (or still joining) says OFF. */
@@ -76,7 +89,7 @@ export function showsOn(rows: unknown): boolean {
   return typeof row?.Value === 'string' && row.Value.toUpperCase() === 'ON';
 }
 
-/** `SELECT 1`, then Galera's readiness, on a MySQL connection of its own, opened and closed within `timeoutMs`. */
+/** A table read, then Galera's readiness, on a MySQL connection of its own, opened and closed within `timeoutMs`. */
 function probeMysql(client: PooledClient) {
   return (timeoutMs: number): Promise<void> =>
     new Promise<void>((resolve, reject) => {
@@ -97,12 +110,13 @@ function probeMysql(client: PooledClient) {
           if (settled) connection.destroy();
           else {
             const open = connection;
-            open.query('SELECT 1', (error) => {
+            open.query(MYSQL_PROBE_STATEMENT, (queryError) => {
+              const error = probeFailure(queryError);
               if (error) finish(error);
               else
                 open.query(GALERA_ON_STATEMENT, (variableError, variables) => {
                   if (variableError || !showsOn(variables)) finish(variableError);
-                  // A node that answers `SELECT 1` may still be cut off from the primary component.
+                  // A node may still read a table while cut off from the primary component, if it allows dirty reads.
                   else open.query(GALERA_READY_STATEMENT, (statusError, status) => finish(statusError ?? (showsOn(status) ? null : new Error('WSREP: the node is not ready (wsrep_ready is OFF)'))));
                 });
             });

@@ -1,16 +1,23 @@
 import type { Middleware } from 'koa';
 import { isMysql, type Database } from '../db/connection.js';
-import { databaseHealth, GALERA_ON_STATEMENT, GALERA_READY_STATEMENT, showsOn } from '../db/pool-guard.js';
+import { databaseHealth, GALERA_ON_STATEMENT, GALERA_READY_STATEMENT, MYSQL_PROBE_STATEMENT, probeFailure, showsOn } from '../db/pool-guard.js';
 import type { Logger } from '../shared/logger.js';
 import type { RequestState } from './state.js';
 
 /** Generous: a loaded machine may take a second to answer, and a slow answer is not an outage. */
 const CHECK_TIMEOUT_MS = 3000;
 
-/** `select 1`, and on MySQL whether a Galera node serves (one that is cut off still answers `select 1`). */
+/** `select 1` on SQLite; on MySQL a table read and whether a Galera node serves (src/db/pool-guard.ts). */
 async function askDatabase(db: Database): Promise<void> {
-  await db.raw('select 1');
-  if (!isMysql(db)) return;
+  if (!isMysql(db)) {
+    await db.raw('select 1');
+    return;
+  }
+  const failure = await db.raw(MYSQL_PROBE_STATEMENT).then(
+    () => null,
+    (error: Error & { errno?: number }) => probeFailure(error),
+  );
+  if (failure) throw failure;
   const [variables] = (await db.raw(GALERA_ON_STATEMENT)) as [unknown, unknown];
   if (!showsOn(variables)) return;
   const [status] = (await db.raw(GALERA_READY_STATEMENT)) as [unknown, unknown];
