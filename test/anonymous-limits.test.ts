@@ -72,7 +72,8 @@ describeEachDatabase('limits on anonymous traffic', (scratch) => {
     expect(after.rate_limit_counters - before.rate_limit_counters).to.be.at.most(2 * windows);
     const refusal = samples.get(429);
     expect(refusal?.headers.get('content-type')).to.match(/^text\/html/);
-    expect(Number(refusal?.headers.get('retry-after'))).to.be.within(1, 60);
+    // Sliding windows: the wait until one more request fits may reach two windows.
+    expect(Number(refusal?.headers.get('retry-after'))).to.be.within(1, 120);
     expect(refusal?.body).to.contain('Too many sign-in requests');
   });
 
