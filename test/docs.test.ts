@@ -9,6 +9,7 @@ import { createScratchDatabase, describeEachDatabase, type ScratchDatabase } fro
 import { makeUser, PASSWORD } from './support/oauth-fixtures.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { variantProfile } from '../src/variant.js';
+import { attributes, directive } from './support/html-inspection.js';
 
 /**
  * GET /docs on every site, documentation from the contracts: an index, the admin API reference (Swagger UI
@@ -41,23 +42,6 @@ async function page(url: string): Promise<{ response: Response; html: string }> 
 }
 
 /** The value of one attribute of every tag of a kind: `attributes(html, 'script', 'src')`. */
-function attributes(html: string, tag: string, attribute: string): string[] {
-  const values: string[] = [];
-  for (const match of html.matchAll(new RegExp(`<${tag}\\b[^>]*>`, 'gi'))) {
-    const value = new RegExp(`\\s${attribute}="([^"]*)"`, 'i').exec(match[0]);
-    if (value?.[1] !== undefined) values.push(value[1].replace(/&amp;/g, '&'));
-  }
-  return values;
-}
-
-function directive(csp: string, name: string): string[] {
-  const found = csp
-    .split(';')
-    .map((part) => part.trim().split(/\s+/))
-    .find(([key]) => key === name);
-  return found ? found.slice(1) : [];
-}
-
 for (const variant of ['A', 'B'] as const) {
   describeEachDatabase(`reference pages /docs, variant ${variant}`, (scratch) => docsSuite(variant, scratch));
 }

@@ -12,6 +12,7 @@ import { createScratchDatabase, describeEachDatabase, type ScratchDatabase } fro
 import { memberToken } from './support/member-api.js';
 import { makeUser } from './support/oauth-fixtures.js';
 import { startTestServer, type TestServer } from './support/server.js';
+import { attributes, directive } from './support/html-inspection.js';
 
 /**
  * What a frontend team gets without a token: the member SDL of the deployed variant at
@@ -36,23 +37,6 @@ function rawGet(port: number, host: string, path: string, headers: Record<string
     req.on('error', reject);
     req.end();
   });
-}
-
-function attributes(html: string, tag: string, attribute: string): string[] {
-  const values: string[] = [];
-  for (const match of html.matchAll(new RegExp(`<${tag}\\b[^>]*>`, 'gi'))) {
-    const value = new RegExp(`\\s${attribute}="([^"]*)"`, 'i').exec(match[0]);
-    if (value?.[1] !== undefined) values.push(value[1].replace(/&amp;/g, '&'));
-  }
-  return values;
-}
-
-function directive(csp: string, name: string): string[] {
-  const found = csp
-    .split(';')
-    .map((part) => part.trim().split(/\s+/))
-    .find(([key]) => key === name);
-  return found ? found.slice(1) : [];
 }
 
 for (const variant of ['A', 'B'] as const) {
