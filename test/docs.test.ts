@@ -1,4 +1,3 @@
-import http from 'node:http';
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import type { Variant } from '../src/config/config.js';
@@ -10,31 +9,13 @@ import { makeUser, PASSWORD } from './support/oauth-fixtures.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { variantProfile } from '../src/variant.js';
 import { attributes, directive } from './support/html-inspection.js';
+import { rawGet } from './support/raw-http.js';
 
 /**
  * GET /docs on every site, documentation from the contracts: an index, the admin API reference (Swagger UI
  * from the swagger-ui-dist package, served from this origin, over /openapi.json) and the member API reference
  * (rendered on the server from the variant's GraphQL schema).
  */
-
-interface RawResponse {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-
-/** A request whose path goes on the wire exactly as written (fetch would normalize `..` away). */
-function rawGet(port: number, host: string, path: string, headers: Record<string, string> = {}): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path, headers: { Host: host, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 async function page(url: string): Promise<{ response: Response; html: string }> {
   const response = await fetch(url);

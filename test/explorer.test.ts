@@ -1,4 +1,3 @@
-import http from 'node:http';
 import { expect } from 'chai';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { buildSchema, printSchema, type GraphQLSchema, type IntrospectionQuery } from 'graphql';
@@ -13,31 +12,13 @@ import { memberToken } from './support/member-api.js';
 import { makeUser } from './support/oauth-fixtures.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { attributes, directive } from './support/html-inspection.js';
+import { rawGet } from './support/raw-http.js';
 
 /**
  * What a frontend team gets without a token: the member SDL of the deployed variant at
  * `{member API path}/schema.graphql` (public, cacheable, revalidated with 304), and GraphiQL at
  * /docs/member-api/explorer, every file from this origin, running queries with a pasted member token.
  */
-
-interface RawResponse {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-
-/** A GET on a raw socket: fetch() turns a conditional request into Cache-Control: no-cache, which forbids a 304. */
-function rawGet(port: number, host: string, path: string, headers: Record<string, string> = {}): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path, headers: { Host: host, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 for (const variant of ['A', 'B'] as const) {
   describeEachDatabase(`member SDL and explorer, variant ${variant}`, (scratch) => explorerSuite(variant, scratch));

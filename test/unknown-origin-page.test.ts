@@ -1,9 +1,10 @@
-import http from 'node:http';
+import type http from 'node:http';
 import { expect } from 'chai';
 import { startServer, type RunningServer } from '../src/server.js';
 import { createLogger } from '../src/shared/logger.js';
 import { createSite } from '../src/sites/sites.js';
 import { describeEachDatabase } from './support/databases.js';
+import { rawGet } from './support/raw-http.js';
 import { testConfig } from './support/server.js';
 
 /**
@@ -13,22 +14,10 @@ import { testConfig } from './support/server.js';
  * Requests go over node:http, which sends the Host header as given (fetch sets its own).
  */
 
-interface RawResponse {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-function get(port: number, host: string, path: string, accept: string): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path, headers: { Host: host, Accept: accept } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
+/** A GET with the Host header as given and the body as text. */
+async function get(port: number, host: string, path: string, accept: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  const response = await rawGet(port, host, path, { Accept: accept });
+  return { ...response, body: response.body.toString('utf8') };
 }
 
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
