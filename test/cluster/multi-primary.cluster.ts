@@ -36,7 +36,7 @@ import {
   waitForClusterSize,
   type ClusterLease,
 } from './support/galera.js';
-import { cliOn, errorLogLines, forwardedHeaders, getJsonAt, onInstance, postFormAt, SITE_ORIGIN, siteFetch, startInstance, viaInstance, type Instance, type JsonAnswer } from './support/instances.js';
+import { cliOn, forwardedHeaders, getJsonAt, onInstance, postFormAt, runCleanUp, SITE_ORIGIN, siteFetch, startInstance, viaInstance, type CleanUpStep, type Instance, type JsonAnswer } from './support/instances.js';
 import { authorizeThroughPages, CookieJar, describe as describeAnswer, openSignInPage, signInForm, submit, type PageAnswer } from './support/pages.js';
 
 const say = (line: string) => process.stdout.write(`      ${line}\n`);
@@ -96,7 +96,7 @@ describe('multi-primary: two instances on two Galera nodes serving one site', fu
 
   after(async function () {
     this.timeout(400000);
-    const steps: Array<[string, () => Promise<void>]> = [
+    const steps: CleanUpStep[] = [
       ['stop instance 1', async () => one?.stop()],
       ['stop instance 2', async () => two?.stop()],
       ['close the admin pool', async () => db?.destroy()],
@@ -112,19 +112,7 @@ describe('multi-primary: two instances on two Galera nodes serving one site', fu
       }],
       ['release the cluster', async () => releaseCluster(lease, say)],
     ];
-    const failures: string[] = [];
-    for (const [name, step] of steps) {
-      try {
-        await step();
-      } catch (error) {
-        failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
-    for (const instance of [one, two]) {
-      const errors = instance ? errorLogLines(instance) : [];
-      if (instance && errors.length > 0) say(`${instance.name} logged ${errors.length} error line(s); first: ${errors[0]?.slice(0, 1500)}`);
-    }
-    if (failures.length > 0) throw new Error(`clean-up failed: ${failures.join('; ')}`);
+    await runCleanUp(steps, [one, two], say);
   });
 
   // --- helpers ----------------------------------------------------------------------------------------------------

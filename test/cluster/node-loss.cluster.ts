@@ -43,7 +43,7 @@ import {
   type NodeNumber,
   type WsrepState,
 } from './support/galera.js';
-import { errorLogLines, postFormAt, SITE_ORIGIN, siteFetch, startInstance, type Instance } from './support/instances.js';
+import { postFormAt, runCleanUp, SITE_ORIGIN, siteFetch, startInstance, type CleanUpStep, type Instance } from './support/instances.js';
 
 const say = (line: string) => process.stdout.write(`      ${line}\n`);
 
@@ -174,7 +174,7 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
   after(async function () {
     this.timeout(400000);
     // Whatever happened, the cluster is left with all three nodes up.
-    const steps: Array<[string, () => Promise<void>]> = [
+    const steps: CleanUpStep[] = [
       ['stop instance A', async () => a?.stop()],
       ['stop instance B', async () => b?.stop()],
       ['close the admin pool', async () => db?.destroy()],
@@ -191,19 +191,7 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
       }],
       ['release the cluster', async () => releaseCluster(lease, say)],
     ];
-    const failures: string[] = [];
-    for (const [name, step] of steps) {
-      try {
-        await step();
-      } catch (error) {
-        failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
-    for (const instance of [a, b]) {
-      const errors = instance ? errorLogLines(instance) : [];
-      if (instance && errors.length > 0) say(`${instance.name} logged ${errors.length} error line(s); first: ${errors[0]?.slice(0, 800)}`);
-    }
-    if (failures.length > 0) throw new Error(`clean-up failed: ${failures.join('; ')}`);
+    await runCleanUp(steps, [a, b], say, 800);
   });
 
   /** A fresh chain: a code written on node 1, exchanged at the instance of `side`. */

@@ -180,3 +180,26 @@ export function errorLogLines(instance: Instance): string[] {
     .split('\n')
     .filter((line) => /"level":\s*(5\d|6\d)/.test(line));
 }
+
+/** One step of a cluster test's clean-up: its name for the report, and what it does. */
+export type CleanUpStep = [name: string, run: () => Promise<unknown>];
+
+/**
+ * Runs every clean-up step even when one fails (the cluster must be left with all nodes up and no scratch database),
+ * reports each instance's error log lines, then throws once naming every step that failed.
+ */
+export async function runCleanUp(steps: readonly CleanUpStep[], instances: ReadonlyArray<Instance | undefined>, say: (line: string) => void, firstLineChars = 1500): Promise<void> {
+  const failures: string[] = [];
+  for (const [name, step] of steps) {
+    try {
+      await step();
+    } catch (error) {
+      failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  for (const instance of instances) {
+    const errors = instance ? errorLogLines(instance) : [];
+    if (instance && errors.length > 0) say(`${instance.name} logged ${errors.length} error line(s); first: ${errors[0]?.slice(0, firstLineChars)}`);
+  }
+  if (failures.length > 0) throw new Error(`clean-up failed: ${failures.join('; ')}`);
+}
