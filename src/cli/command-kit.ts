@@ -3,6 +3,7 @@
  * text table. No configuration and no database here (those are src/cli/runtime.ts), so a command that needs neither
  * (contract-test, also shipped on its own in packages/client) loads only this.
  */
+import type { Command } from 'commander';
 import { AppError, ValidationError } from '../shared/errors.js';
 
 export interface GlobalOptions {
@@ -19,6 +20,21 @@ export interface CommandResult {
 
 /** Wraps a command's action: prints its result (text or --json) and turns failures into an exit code. */
 export type Runner = <A extends unknown[]>(action: (...args: A) => Promise<CommandResult>) => (...args: A) => Promise<void>;
+
+/** The Runner of a program with a global `--json` option: prints each action's result, and its failure as an exit code. */
+export function runnerFor(program: Command): Runner {
+  const json = () => Boolean(program.opts<{ json?: boolean }>().json);
+  return (action) =>
+    async (...args) => {
+      try {
+        const result = await action(...args);
+        print({ json: json() }, result);
+        if (result.exitCode !== undefined && result.exitCode !== 0) process.exitCode = result.exitCode;
+      } catch (error) {
+        process.exitCode = printFailure(json(), error);
+      }
+    };
+}
 
 /** Exit codes: 1 = the command failed (bad input, conflict, unreachable database), 2 = usage error. */
 export class CliError extends Error {

@@ -9,7 +9,7 @@ import { registerKeyCommands } from './commands/keys.js';
 import { registerOperationCommands } from './commands/operations.js';
 import { registerSiteCommands } from './commands/sites.js';
 import { registerVendorPlatformCommands } from './commands/vendors.js';
-import { print, printFailure, type Runner } from './command-kit.js';
+import { printFailure, runnerFor } from './command-kit.js';
 
 /**
  * Every command is registered up front (so --help lists them all), but a command file loads only commander, the
@@ -24,18 +24,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
 
-  const json = () => Boolean(program.opts<{ json?: boolean }>().json);
-  const run: Runner =
-    (action) =>
-    async (...args) => {
-      try {
-        const result = await action(...args);
-        print({ json: json() }, result);
-        if (result.exitCode !== undefined && result.exitCode !== 0) process.exitCode = result.exitCode;
-      } catch (error) {
-        process.exitCode = printFailure(json(), error);
-      }
-    };
+  const run = runnerFor(program);
 
   registerSiteCommands(program, run);
   registerAccountCommands(program, run);

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { print, printFailure, type Runner } from '../../../src/cli/command-kit.js';
+import { printFailure, runnerFor } from '../../../src/cli/command-kit.js';
 import { defineContractTestCommand } from '../../../src/cli/commands/contract-test.js';
 
 /**
@@ -8,18 +8,7 @@ import { defineContractTestCommand } from '../../../src/cli/commands/contract-te
  * 2 for a usage error.
  */
 const program = new Command('schoolgate-contract-test').option('--json', 'print one JSON document on stdout instead of text').showHelpAfterError().exitOverride();
-const json = (): boolean => Boolean(program.opts<{ json?: boolean }>().json);
-const run: Runner =
-  (action) =>
-  async (...args) => {
-    try {
-      const result = await action(...args);
-      print({ json: json() }, result);
-      if (result.exitCode !== undefined && result.exitCode !== 0) process.exitCode = result.exitCode;
-    } catch (error) {
-      process.exitCode = printFailure(json(), error);
-    }
-  };
+const run = runnerFor(program);
 defineContractTestCommand(program, run);
 
 try {
