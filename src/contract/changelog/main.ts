@@ -3,8 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveToday } from '../diff/clock.js';
-import { graphqlChanges } from '../diff/graphql.js';
-import { openapiChanges } from '../diff/openapi.js';
+import { contractChanges } from '../diff/collect.js';
 import { readRevision, readWorkingTree, UsageError } from '../diff/sources.js';
 import { insertSection } from './file.js';
 import { changelogSection } from './section.js';
@@ -47,7 +46,7 @@ async function main(argv: string[]): Promise<number> {
     const today = resolveToday(values.today);
     const base = readRevision(repo, fromRef);
     const head = toRef === undefined ? readWorkingTree(repo) : readRevision(repo, toRef);
-    const changes = [...(await graphqlChanges(base, head, { today })), ...openapiChanges(base, head, { today })];
+    const changes = await contractChanges(base, head, { today });
     const to = toRef ?? 'working tree';
     const section = changelogSection({ range: `${fromRef}..${to}`, from: fromRef, to, version: versionAt(repo, toRef), date: today, changes });
     if (values.stdout) {

@@ -2,8 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_ALLOWLIST, readAllowlist } from './allowlist.js';
 import { resolveToday } from './clock.js';
-import { graphqlChanges } from './graphql.js';
-import { openapiChanges } from './openapi.js';
+import { contractChanges } from './collect.js';
 import { buildReport, markdownReport } from './report.js';
 import { defaultBaseRef, readRevision, readWorkingTree, UsageError } from './sources.js';
 
@@ -45,7 +44,7 @@ async function main(argv: string[]): Promise<number> {
     const base = readRevision(repo, baseRef);
     const head = readWorkingTree(repo);
     const allowlist = readAllowlist(path.resolve(repo, values.allowlist ?? DEFAULT_ALLOWLIST));
-    const changes = [...(await graphqlChanges(base, head, { today })), ...openapiChanges(base, head, { today })];
+    const changes = await contractChanges(base, head, { today });
     const report = buildReport(base.label, head.label, changes, allowlist);
     process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : markdownReport(report));
     return report.ok ? 0 : 1;
