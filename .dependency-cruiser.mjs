@@ -34,7 +34,7 @@ export const floors = [
     description: 'How the outside reaches the service: OAuth, GraphQL, MCP, admin API and area, pages, docs, jobs',
     paths: [
       '^src/oauth/', '^src/graphql/', '^src/mcp/', '^src/admin/', '^src/pages/', '^src/docs/', '^src/agent-guide/',
-      '^src/deprecations/', '^src/housekeeping/', '^src/uploads/',
+      '^src/deprecations/', '^src/usage/', '^src/housekeeping/', '^src/uploads/',
     ],
   },
   {

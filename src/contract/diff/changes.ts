@@ -4,8 +4,19 @@
  */
 export type Severity = 'breaking' | 'dangerous' | 'deprecated' | 'safe';
 
+/**
+ * The element a change touches, named as the usage counts name it (docs/usage.md): `graphql` a schema coordinate
+ * (`Course.slug`, `Query.course(id:)`, or a type name `Course` for a change to the whole type: any `Course.*`),
+ * `admin` an admin API operationId, `mcp` an MCP tool name. Whether a client still uses it decides whether a breaking
+ * change hurts anyone.
+ */
+export interface UsedElement {
+  api: 'graphql' | 'admin' | 'mcp';
+  name: string;
+}
+
 export interface ContractChange {
-  api: 'graphql' | 'openapi';
+  api: 'graphql' | 'openapi' | 'mcp';
   /**
    * Stable identifier of the change, the key of the allowlist: `graphql:<KIND>:<schema coordinate>` or
    * `openapi:<action>:<JSON pointer into the document>`.
@@ -22,6 +33,8 @@ export interface ContractChange {
   /** A deprecation, or the removal of a deprecated element: its sunset date and replacement (docs/versioning.md). */
   sunset?: string;
   replacement?: string;
+  /** The elements whose use decides whether the change breaks a client; none when no call can reach it. */
+  elements?: UsedElement[];
   /** Only descriptions or annotations changed: nothing a client's code sees (the changelog leaves these out). */
   documentationOnly?: boolean;
 }
