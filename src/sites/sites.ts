@@ -2,6 +2,7 @@ import { ConfigError } from '../config/config-error.js';
 import { normalizeOrigin } from '../config/config.js';
 import { requireDate, type Database } from '../db/connection.js';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
+import type { ClientKind } from '../clients/client.js';
 
 let siteWrites = 0;
 
@@ -26,6 +27,8 @@ export interface Site {
   contactEmail: string | null;
   mcpConnectionsEnabled: boolean;
   openRegistration: boolean;
+  /** The client kinds that may send registered (trusted) documents only (docs/trusted-documents.md); none by default. */
+  trustedDocumentsRequiredFor: readonly ClientKind[];
   version: number;
   createdAt: Date;
   updatedAt: Date;
@@ -42,6 +45,7 @@ export interface SiteRow {
   contact_email: string | null;
   mcp_connections_enabled: number | boolean;
   open_registration: number | boolean;
+  trusted_documents_required_for?: string | null;
   version: number;
   created_at: unknown;
   updated_at: unknown;
@@ -59,10 +63,37 @@ export function siteFromRow(row: SiteRow): Site {
     contactEmail: row.contact_email,
     mcpConnectionsEnabled: Boolean(row.mcp_connections_enabled),
     openRegistration: Boolean(row.open_registration),
+    trustedDocumentsRequiredFor: trustedDocumentKindsFromColumn(row.trusted_documents_required_for),
     version: row.version,
     createdAt: requireDate(row.created_at),
     updatedAt: requireDate(row.updated_at),
   };
+}
+
+/** The client kinds a site can require trusted documents of: every kind that holds member tokens (not `service`). */
+export const TRUSTED_DOCUMENT_CLIENT_KINDS = ['vendor_platform', 'metadata_document', 'operator_created'] as const satisfies readonly ClientKind[];
+
+function isTrustedDocumentClientKind(value: string): value is (typeof TRUSTED_DOCUMENT_CLIENT_KINDS)[number] {
+  return (TRUSTED_DOCUMENT_CLIENT_KINDS as readonly string[]).includes(value);
+}
+
+/** The column is a comma list; an unknown word (from a newer version) is ignored rather than failing every request. */
+function trustedDocumentKindsFromColumn(column: string | null | undefined): ClientKind[] {
+  if (!column) return [];
+  return column.split(',').map((kind) => kind.trim()).filter(isTrustedDocumentClientKind);
+}
+
+/**
+ * The stored form of a list of client kinds: known kinds only (a ValidationError names the others, at `pointer`),
+ * without repeats, in the order of TRUSTED_DOCUMENT_CLIENT_KINDS.
+ */
+export function parseTrustedDocumentKinds(kinds: readonly string[], pointer = '/trustedDocumentsRequiredFor'): ClientKind[] {
+  const unknown = kinds.filter((kind) => !isTrustedDocumentClientKind(kind));
+  if (unknown.length > 0) {
+    const message = `unknown client kind${unknown.length > 1 ? 's' : ''} ${unknown.map((kind) => `"${kind}"`).join(', ')}: use ${TRUSTED_DOCUMENT_CLIENT_KINDS.join(', ')}`;
+    throw new ValidationError(message, [{ pointer, message }]);
+  }
+  return TRUSTED_DOCUMENT_CLIENT_KINDS.filter((kind) => kinds.includes(kind));
 }
 
 export async function findSiteByOrigin(db: Database, origin: string): Promise<Site | null> {
@@ -145,7 +176,9 @@ export async function getSite(db: Database, id: number): Promise<Site> {
   return siteFromRow(row);
 }
 
-export type SiteSettings = Partial<Pick<Site, 'name' | 'description' | 'timezone' | 'defaultCurrency' | 'contactEmail' | 'mcpConnectionsEnabled' | 'openRegistration'>>;
+export type SiteSettings = Partial<
+  Pick<Site, 'name' | 'description' | 'timezone' | 'defaultCurrency' | 'contactEmail' | 'mcpConnectionsEnabled' | 'openRegistration' | 'trustedDocumentsRequiredFor'>
+>;
 
 /** Updates settings; with `expectedVersion` the write happens only if nobody changed the site meanwhile. */
 export async function updateSite(db: Database, siteId: number, settings: SiteSettings, expectedVersion?: number): Promise<Site> {
@@ -157,6 +190,7 @@ export async function updateSite(db: Database, siteId: number, settings: SiteSet
   if (settings.contactEmail !== undefined) columns.contact_email = settings.contactEmail;
   if (settings.mcpConnectionsEnabled !== undefined) columns.mcp_connections_enabled = settings.mcpConnectionsEnabled;
   if (settings.openRegistration !== undefined) columns.open_registration = settings.openRegistration;
+  if (settings.trustedDocumentsRequiredFor !== undefined) columns.trusted_documents_required_for = parseTrustedDocumentKinds(settings.trustedDocumentsRequiredFor).join(',');
   const query = db('sites').where({ id: siteId });
   if (expectedVersion !== undefined) query.andWhere({ version: expectedVersion });
   const updated = await query.update({ ...columns, version: db.raw('version + 1'), updated_at: new Date() });

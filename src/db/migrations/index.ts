@@ -17,6 +17,8 @@ import * as signingKeyEncryption from './0015_signing_key_encryption.js';
 import * as deprecationUsage from './0016_deprecation_usage.js';
 import * as clientAuthenticationAndSessions from './0017_client_authentication_and_sessions.js';
 import * as clientAttribution from './0018_client_attribution.js';
+import * as trustedDocuments from './0019_trusted_documents.js';
+import * as apiUsage from './0020_api_usage.js';
 
 type Migration = Knex.Migration;
 
@@ -40,6 +42,8 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['0016_deprecation_usage', deprecationUsage],
   ['0017_client_authentication_and_sessions', clientAuthenticationAndSessions],
   ['0018_client_attribution', clientAttribution],
+  ['0019_trusted_documents', trustedDocuments],
+  ['0020_api_usage', apiUsage],
 ];
 
 /** Bundled with the code instead of read from a folder, so the same list runs from src/ (tsx) and dist/ (node). */
