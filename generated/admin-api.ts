@@ -1274,9 +1274,62 @@ export interface paths {
          *     `days` days (UTC days, today included). A use is one call by an authenticated client: a member API request
          *     that selects a deprecated field, passes a deprecated argument or gives a deprecated input field or enum
          *     value, or a call of a deprecated admin operation. Elements no longer deprecated are listed while uses
-         *     recorded before remain in the window, with `sunset` and `replacement` null. Counts are kept for 90 days.
+         *     recorded before remain in the window, with `sunset` and `replacement` null. Counts are kept for the days the
+         *     instance's usage retention says (90 unless configured otherwise); a longer window is refused.
          */
         get: operations["getDeprecationUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * See which clients use which element of the APIs
+         * @description Every element of the site's APIs that a client used over the last `days` days (UTC days, today included):
+         *     member API schema coordinates (`Course.title`, `Query.courses(first:)`, `CourseInput.slug`,
+         *     `LectureState.DONE`), admin API operationIds (`listCourses`) and MCP tool names (`list_courses`). Each element
+         *     comes with its total uses and the clients behind them, the one with most uses first; calls without a client
+         *     (public MCP tools) appear as a client with `clientId` null. Elements come most used first, then by API and
+         *     name, one page at a time: pass the previous page's `nextCursor` as `cursor`, keeping `days` and the filters
+         *     unchanged (otherwise 400 `invalid_cursor`). Counts reach back as far as the instance keeps them
+         *     (`SCHOOLGATE_USAGE_RETENTION_DAYS`, 90 days unless configured); a longer `days` is refused with 400. Counts
+         *     are written in batches, so the last half minute or so of calls may not be in them yet.
+         */
+        get: operations["listApiUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the usage and the trusted documents for a contract diff
+         * @description The site's usage over the last `days` days as one document (format `schoolgate-usage-export/1`): every element
+         *     used, with its clients and their uses, and every trusted document each client published. Save it and give it
+         *     to `npm run contract:diff -- --usage FILE`, or let the diff fetch it from here with an operator token, so that
+         *     a breaking change is judged by whether anyone still uses what it breaks. The same document as
+         *     `npx schoolgate usage export`. `days` is bounded by the retention as for `listApiUsage`.
+         */
+        get: operations["exportApiUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3590,6 +3643,89 @@ export interface components {
             /** Format: date-time */
             lastUsedAt: string;
         };
+        /**
+         * @description `graphql`: the member API (schema coordinates); `admin`: this admin API (operationIds); `mcp`: the MCP endpoint (tool names).
+         * @enum {string}
+         */
+        UsageApi: "graphql" | "admin" | "mcp";
+        /** @description One client's uses of an element in the window. */
+        UsageClient: {
+            /** @description The OAuth client's `client_id`; null for calls without a client (public MCP tools). */
+            clientId: string | null;
+            /** @description The client's name; null for calls without a client. */
+            clientName: string | null;
+            uses: number;
+            /** Format: date-time */
+            lastUsedAt: string;
+        };
+        UsedElement: {
+            api: components["schemas"]["UsageApi"];
+            /** @description A member API schema coordinate (`Course.title`, `Query.courses(first:)`, `CourseInput.slug`, `LectureState.DONE`), an admin API operationId or an MCP tool name. */
+            element: string;
+            /** @description Uses by all clients in the window (of the client asked for, with `clientId`). */
+            uses: number;
+            /** @description The clients that used the element in the window, the one with most uses first. */
+            clients: components["schemas"]["UsageClient"][];
+        };
+        /** @description One page of the elements used over [`from`, `to`]. */
+        ApiUsageList: {
+            days: number;
+            /**
+             * Format: date
+             * @description First UTC day counted.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last UTC day counted (today).
+             */
+            to: string;
+            /** @description The elements of this page, most used first, then by API and element. */
+            data: components["schemas"]["UsedElement"][];
+            /** @description Cursor of the next page, or `null` on the last page. */
+            nextCursor: string | null;
+        };
+        ExportedElementUse: {
+            api: components["schemas"]["UsageApi"];
+            element: string;
+            /** @description Most uses first. */
+            clients: components["schemas"]["UsageClient"][];
+        };
+        ExportedTrustedDocument: {
+            /** @description `sha256:<64 hex digits>` (or `sha1:<40 hex digits>`): the hash of `document`, as the client sends it in `documentId`. */
+            id: string;
+            operationNames: string[];
+            document: string;
+            /** Format: date-time */
+            publishedAt: string;
+        };
+        ClientTrustedDocuments: {
+            clientId: string;
+            clientName: string;
+            /** @description The client's kind (`vendor_platform`, `metadata_document`, `operator_created`, `service`). */
+            kind: string;
+            /** @description Oldest first. */
+            documents: components["schemas"]["ExportedTrustedDocument"][];
+        };
+        /** @description The usage export (format `schoolgate-usage-export/1`): one site, a window of whole UTC days, every element a client used in it with the clients and their uses, and the trusted documents each client published. */
+        UsageExport: {
+            /** @enum {string} */
+            format: "schoolgate-usage-export/1";
+            /** @description The site's origin. */
+            site: string;
+            /** @description The member API variant the site runs (`A` or `B`), whose schema the coordinates belong to. */
+            variant: string;
+            /** Format: date-time */
+            generatedAt: string;
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            days: number;
+            /** @description Most used first. */
+            usage: components["schemas"]["ExportedElementUse"][];
+            trustedDocuments: components["schemas"]["ClientTrustedDocuments"][];
+        };
         /** @description Figures of the site over [`from`, `to`) and, where noted, at the time of the request. */
         AnalyticsSummary: {
             /**
@@ -4867,6 +5003,8 @@ export interface components {
         Limit: number;
         /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
         Cursor: string;
+        /** @description How many days to count, ending today (UTC). Defaults to 30 (or the retention, if shorter). At most the number of days the instance keeps counts for (`SCHOOLGATE_USAGE_RETENTION_DAYS`); more is refused with 400. */
+        UsageDays: number;
         /** @description Sort order; a leading `-` sorts descending. Ties are broken by creation order, in the same direction. */
         OAuthApplicationSortParam: components["schemas"]["OAuthApplicationSort"];
         /** @description Only applications of this audience. */
@@ -7527,7 +7665,7 @@ export interface operations {
     getDeprecationUsage: {
         parameters: {
             query?: {
-                /** @description How many days to count, ending today (UTC). Defaults to 7. */
+                /** @description How many days to count, ending today (UTC), at most the usage retention. Defaults to 7. */
                 days?: number;
             };
             header?: never;
@@ -7543,6 +7681,70 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeprecationUsageReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    listApiUsage: {
+        parameters: {
+            query?: {
+                /** @description How many days to count, ending today (UTC). Defaults to 30 (or the retention, if shorter). At most the number of days the instance keeps counts for (`SCHOOLGATE_USAGE_RETENTION_DAYS`); more is refused with 400. */
+                days?: components["parameters"]["UsageDays"];
+                /** @description Only the elements of this API. */
+                api?: components["schemas"]["UsageApi"];
+                /** @description Only this element, exactly as listed (case-sensitive), e.g. `Course.title` or `listCourses`. */
+                element?: string;
+                /** @description Only the elements whose name starts with this text (case-sensitive), e.g. `Course.` for every field of `Course`. Not together with `element`. */
+                prefix?: string;
+                /** @description Only the uses of this OAuth client of the site (its `client_id`). A client_id the site does not know is refused with 400. */
+                clientId?: string;
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque `nextCursor` of the previous page. Omit it for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of used elements with their clients. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiUsageList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    exportApiUsage: {
+        parameters: {
+            query?: {
+                /** @description How many days to count, ending today (UTC). Defaults to 30 (or the retention, if shorter). At most the number of days the instance keeps counts for (`SCHOOLGATE_USAGE_RETENTION_DAYS`); more is refused with 400. */
+                days?: components["parameters"]["UsageDays"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage export. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageExport"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -65,6 +65,8 @@ import { updateSubscription } from './subscriptions/update-subscription.js';
 // ---- imports: area commerce ----
 import { getAnalyticsSummary } from './analytics/get-analytics-summary.js';
 import { getDeprecationUsage } from './deprecations/get-deprecation-usage.js';
+import { exportApiUsage } from './usage/export-api-usage.js';
+import { listApiUsage } from './usage/list-api-usage.js';
 import { createCoupon } from './coupons/create-coupon.js';
 import { deleteCoupon } from './coupons/delete-coupon.js';
 import { getCoupon } from './coupons/get-coupon.js';
@@ -219,6 +221,8 @@ export const ADMIN_HANDLERS: AdminHandlers = {
   revokeDigitalProduct,
   getAnalyticsSummary,
   getDeprecationUsage,
+  listApiUsage,
+  exportApiUsage,
 
   // ---- handlers: area scheduling ----
   listEvents,
