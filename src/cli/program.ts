@@ -8,6 +8,7 @@ import { registerImportCommand } from './commands/import.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerOperationCommands } from './commands/operations.js';
 import { registerSiteCommands } from './commands/sites.js';
+import { registerUsageCommands } from './commands/usage.js';
 import { registerVendorPlatformCommands } from './commands/vendors.js';
 import { printFailure, runnerFor } from './command-kit.js';
 
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerHousekeepingCommands(program, run);
   registerContractTestCommand(program, run);
   registerDeprecationCommands(program, run);
+  registerUsageCommands(program, run);
   return program;
 }
 
