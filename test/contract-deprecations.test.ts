@@ -216,7 +216,7 @@ describe('contract deprecations: lint, diff policy, changelog', function () {
       git('tag', 'v0.1.0');
       const result = run(CHANGELOG, ['v0.1.0', 'HEAD', '--today', '2026-12-01', '--stdout']);
       expect(result.status, result.stderr).to.equal(0);
-      expect(result.stdout).to.include('## v0.1.0 → HEAD — 2026-12-01').and.include('No changes to the member API or the admin API contracts.');
+      expect(result.stdout).to.include('## v0.1.0 → HEAD — 2026-12-01').and.include('No changes to the member API, the admin API or the MCP tools contracts.');
       expect(fs.existsSync(path.join(repo(), 'CHANGELOG.md'))).to.equal(false);
     });
   });

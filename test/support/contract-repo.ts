@@ -15,7 +15,8 @@ export interface ToolRun {
 const TSX = projectPath('node_modules', '.bin', 'tsx');
 
 /**
- * A scratch git repository holding a copy of the contracts (schema/, openapi/, an empty breaking-change allowlist),
+ * A scratch git repository holding a copy of the contracts (schema/, openapi/, the MCP tools in
+ * generated/mcp-tools.json, an empty breaking-change allowlist),
  * committed as `base` on `main`, for the contract tools to run against as a pull request would.
  */
 export class ContractRepo {
@@ -24,6 +25,8 @@ export class ContractRepo {
   constructor(prefix: string) {
     this.dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
     for (const folder of ['schema', 'openapi']) fs.cpSync(projectPath(folder), path.join(this.dir, folder), { recursive: true });
+    fs.mkdirSync(path.join(this.dir, 'generated'));
+    fs.copyFileSync(projectPath('generated', 'mcp-tools.json'), path.join(this.dir, 'generated', 'mcp-tools.json'));
     fs.mkdirSync(path.join(this.dir, '.ci'));
     fs.writeFileSync(path.join(this.dir, '.ci', 'contract-allowlist.yaml'), 'allow: []\n');
     this.git('init', '-q', '-b', 'main');

@@ -10,7 +10,10 @@ export const KIND_ORDER: readonly ChangelogKind[] = ['added', 'deprecated', 'rem
 
 export const KIND_HEADINGS: Record<ChangelogKind, string> = { added: 'Added', deprecated: 'Deprecated', removed: 'Removed', scopes: 'Scopes changed', changed: 'Changed' };
 
-/** The part of the id after the API: `FIELD_REMOVED` of `graphql:FIELD_REMOVED:Course.slug`, `remove` of `openapi:remove:/paths/…`. */
+/**
+ * The part of the id after the API: `FIELD_REMOVED` of `graphql:FIELD_REMOVED:Course.slug`, `remove` of
+ * `openapi:remove:/paths/…`, `TOOL_REMOVED` of `mcp:TOOL_REMOVED:list_my_courses`.
+ */
 function kindOfId(change: ContractChange): string {
   return change.id.split(':')[1] ?? '';
 }

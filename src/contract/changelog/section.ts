@@ -14,13 +14,13 @@ export interface SectionInput {
   changes: readonly ContractChange[];
 }
 
-const APIS = { graphql: 'Member GraphQL API', openapi: 'Admin REST API' } as const;
+const APIS = { graphql: 'Member GraphQL API', openapi: 'Admin REST API', mcp: 'MCP tools' } as const;
 
 export const RANGE_MARKER = '<!-- changelog-range: ';
 
 function variantNote(change: ContractChange): string {
   const variants = change.variants ?? [];
-  return change.api === 'graphql' && variants.length === 1 ? ` (variant ${variants[0]} only)` : '';
+  return change.api !== 'openapi' && variants.length === 1 ? ` (variant ${variants[0]} only)` : '';
 }
 
 function entry(change: ContractChange): string {
@@ -38,8 +38,8 @@ export function changelogSection(input: SectionInput): string {
   const title = input.version === null ? `${input.from} → ${input.to}` : input.version;
   const lines = [`${RANGE_MARKER}${input.range} -->`, `## ${title} — ${input.date}`, '', `Contract changes from \`${input.from}\` to ${input.to === 'working tree' ? 'the working tree' : `\`${input.to}\``}.`];
   const listed = input.changes.filter((change) => changelogKind(change) !== null);
-  if (listed.length === 0) lines.push('', 'No changes to the member API or the admin API contracts.');
-  for (const api of ['graphql', 'openapi'] as const) {
+  if (listed.length === 0) lines.push('', 'No changes to the member API, the admin API or the MCP tools contracts.');
+  for (const api of ['graphql', 'openapi', 'mcp'] as const) {
     const ofApi = listed.filter((change) => change.api === api);
     if (ofApi.length === 0) continue;
     lines.push('', `### ${APIS[api]}`);

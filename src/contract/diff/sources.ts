@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * The contract sources (`schema/**.graphql`, `openapi/admin.yaml`) of one side of a diff: a git revision, or the
+ * The contract sources (`schema/**.graphql`, `openapi/admin.yaml`, `generated/mcp-tools.json`) of one side of a diff: a git revision, or the
  * working tree (uncommitted edits included, which is what a reviewer has in front of them).
  */
 export interface ContractSources {
@@ -12,9 +12,12 @@ export interface ContractSources {
   graphqlFiles: Map<string, string>;
   /** openapi/admin.yaml, or null when that side has none. */
   openapi: string | null;
+  /** generated/mcp-tools.json (the MCP tools, written by `npm run codegen`), or null when that side has none (older revisions). */
+  mcpTools: string | null;
 }
 
 export const OPENAPI_FILE = 'openapi/admin.yaml';
+export const MCP_TOOLS_FILE = 'generated/mcp-tools.json';
 
 export class UsageError extends Error {}
 
@@ -41,7 +44,7 @@ export function readRevision(repo: string, ref: string): ContractSources {
   } catch {
     throw new UsageError(`${ref} is not a revision of this repository`);
   }
-  const listed = git(repo, ['ls-tree', '-r', '--name-only', commit, '--', 'schema', 'openapi'])
+  const listed = git(repo, ['ls-tree', '-r', '--name-only', commit, '--', 'schema', 'openapi', MCP_TOOLS_FILE])
     .split('\n')
     .filter((name) => name !== '');
   const graphqlFiles = new Map<string, string>();
@@ -49,7 +52,8 @@ export function readRevision(repo: string, ref: string): ContractSources {
     graphqlFiles.set(name, git(repo, ['show', `${commit}:${name}`]));
   }
   const openapi = listed.includes(OPENAPI_FILE) ? git(repo, ['show', `${commit}:${OPENAPI_FILE}`]) : null;
-  return { label: `${ref} (${commit.slice(0, 12)})`, graphqlFiles, openapi };
+  const mcpTools = listed.includes(MCP_TOOLS_FILE) ? git(repo, ['show', `${commit}:${MCP_TOOLS_FILE}`]) : null;
+  return { label: `${ref} (${commit.slice(0, 12)})`, graphqlFiles, openapi, mcpTools };
 }
 
 function walk(root: string, folder: string): string[] {
@@ -68,6 +72,6 @@ export function readWorkingTree(repo: string): ContractSources {
     .sort()) {
     graphqlFiles.set(name, fs.readFileSync(path.join(repo, name), 'utf8'));
   }
-  const openapiPath = path.join(repo, OPENAPI_FILE);
-  return { label: 'working tree', graphqlFiles, openapi: fs.existsSync(openapiPath) ? fs.readFileSync(openapiPath, 'utf8') : null };
+  const read = (file: string) => (fs.existsSync(path.join(repo, file)) ? fs.readFileSync(path.join(repo, file), 'utf8') : null);
+  return { label: 'working tree', graphqlFiles, openapi: read(OPENAPI_FILE), mcpTools: read(MCP_TOOLS_FILE) };
 }

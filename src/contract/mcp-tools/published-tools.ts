@@ -9,8 +9,6 @@ import { VARIANT_PROFILES, type Variant } from '../../variant.js';
  * this file is what the contract diff and the changelog read at each revision (docs/contract-workflow.md).
  */
 
-export const MCP_TOOLS_FILE = 'generated/mcp-tools.json';
-
 export interface PublishedTool {
   name: string;
   title: string;
