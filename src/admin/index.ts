@@ -6,6 +6,7 @@ import { adminApi } from './api/backend.js';
 import { adminErrorPage, AdminPageError } from './pages/area.js';
 import { adminGrantRoutes } from './pages/grant-routes.js';
 import { adminPageRoutes } from './pages/routes.js';
+import { adminUsageRoutes } from './pages/usage-routes.js';
 
 export { ADMIN_API_BASE_PATH } from './contract.js';
 export { openapiDocument, OPENAPI_DOCUMENT_PATH } from './openapi-document.js';
@@ -25,6 +26,7 @@ export function adminInterface(services: Services): Middleware<SiteState> {
   const api = adminApi(services);
   const router = adminPageRoutes(services);
   router.use(adminGrantRoutes(services).routes());
+  router.use(adminUsageRoutes(services).routes());
   // @koa/router's middleware adds ctx.params and ctx.router itself; as plain site middleware they take any site ctx.
   const routes = router.routes() as unknown as Middleware<SiteState>;
   const allowedMethods = router.allowedMethods() as unknown as Middleware<SiteState>;

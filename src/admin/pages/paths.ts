@@ -7,6 +7,7 @@ export const ADMIN_PATHS = {
   applications: '/admin/developers/oauth-applications',
   newApplication: '/admin/developers/oauth-applications/new',
   memberConnectedApps: '/admin/developers/connected-apps',
+  usage: '/admin/api-usage',
 } as const;
 
 /** The page of one application; its client_id (possibly a URL) is one percent-encoded path segment. */

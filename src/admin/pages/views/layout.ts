@@ -20,6 +20,7 @@ export type AdminPageName =
   | 'admin-application-grants'
   | 'admin-member-lookup'
   | 'admin-member-grants'
+  | 'admin-usage'
   | 'admin-error';
 
 const ADMIN_STYLE = html`<style>
@@ -50,7 +51,7 @@ export interface AdminChrome {
 
 function navigation(chrome: AdminChrome): Html | null {
   if (chrome.user === null || chrome.csrfToken === null) return null;
-  const links = [html`<a href="${ADMIN_PATHS.home}">Overview</a>`, html`<a href="${ADMIN_PATHS.settings}">Settings</a>`];
+  const links = [html`<a href="${ADMIN_PATHS.home}">Overview</a>`, html`<a href="${ADMIN_PATHS.settings}">Settings</a>`, html`<a href="${ADMIN_PATHS.usage}">API usage</a>`];
   if (chrome.developersVisible) {
     links.push(html`<a href="${ADMIN_PATHS.applications}">Developers › OAuth applications</a>`, html`<a href="${ADMIN_PATHS.memberConnectedApps}">Members' connected apps</a>`);
   }

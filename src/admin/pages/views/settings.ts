@@ -17,6 +17,7 @@ export function adminHomePage(chrome: AdminChrome, settings: McpConnectionsSetti
 <p>Signed in as <strong>${chrome.user?.name ?? ''}</strong>. This school is served at <code>${site.origin}</code>.</p>
 <ul>
 <li><a href="${ADMIN_PATHS.settings}">Settings</a>: the MCP connections beta.</li>
+<li><a href="${ADMIN_PATHS.usage}">API usage</a>: which applications used which member API field, admin API operation and MCP tool lately.</li>
 ${developers}
 </ul>`,
   );
