@@ -9,7 +9,7 @@ import { judgeChanges, USAGE_OPTIONS, USAGE_SYNOPSIS, usageInput, usageSummary }
 
 /**
  * `npm run contract:diff -- [BASE_REF] [--format markdown|json] [--allowlist FILE] [--repo DIR] [--today YYYY-MM-DD]`
- * (docs/contract-workflow.md; `--json` is `--format json`): compares schema/ and openapi/ at BASE_REF (default: the merge base with main) with the
+ * (docs/contract-workflow.md; `--json` is `--format json`): compares schema/, openapi/ and generated/mcp-tools.json at BASE_REF (default: the merge base with main) with the
  * working tree. Removals of deprecated elements are judged against `--today` (default CONTRACT_DIFF_TODAY, else the
  * real date; docs/versioning.md). Exit 0: no breaking change outside the allowlist and the passed sunsets; 1: there is
  * one; 2: usage error (unknown revision, unreadable contract, a malformed date, a bad or unreachable `--usage` export).
