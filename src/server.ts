@@ -138,7 +138,7 @@ export async function startServer(config: Config, options: { logger?: Logger; db
   }
   services.lifecycle.state = 'ready';
   // Housekeeping off the request path (docs/housekeeping.md); SCHOOLGATE_PRUNE_INTERVAL_SECONDS=0 leaves it to the CLI.
-  const pruneJob = config.prune.intervalSeconds > 0 ? startPruneJob(db, logger, config.prune) : undefined;
+  const pruneJob = config.prune.intervalSeconds > 0 ? startPruneJob(db, logger, { ...config.prune, usageRetentionDays: config.usageRetentionDays }) : undefined;
   // Back-channel logout notices leave through the outbox (docs/logout.md), never on a member's request.
   const deliveryJob = config.logoutDeliveryIntervalSeconds > 0 ? startLogoutDeliveryJob(db, logger, { intervalSeconds: config.logoutDeliveryIntervalSeconds, metrics: services.metrics }) : undefined;
   // Usage counts are tallied in memory on requests and written here, never on a member's request (docs/versioning.md).

@@ -105,7 +105,7 @@ describe('deprecations at run time: the headers of a deprecated admin operation'
 async function usesWritten(scratch: ScratchDatabase, where: Record<string, string | number>, uses: number): Promise<{ uses: number | string; day: string } | undefined> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const row = (await scratch.db('deprecation_usage').where(where).first('uses', 'day')) as { uses: number | string; day: string } | undefined;
+    const row = (await scratch.db('api_usage').where(where).first('uses', 'day')) as { uses: number | string; day: string } | undefined;
     if (Number(row?.uses) >= uses || Date.now() > deadline) return row;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -107,10 +107,13 @@ describeEachDatabase('housekeeping: prune', (scratch) => {
       old: await insertPair(db, owner, { accessExpiresAt: ago(20 * DAY), refreshExpiresAt: ago(10 * DAY), clientRef: documentClients.staleWithOldPair }),
     };
     await insertRequest(db, owner, later(HOUR), documentClients.staleWithPendingRequest);
-    // Uses of deprecated elements are kept 90 UTC days, today included; a client with counts left stays.
+    // Usage counts are kept 90 UTC days (the default retention), today included; a deleted client's go with it, the
+    // anonymous ones (client_ref 0) stay.
     const usageDay = (days: number) => ago(days * DAY).toISOString().slice(0, 10);
     const usage = (clientRef: number, day: string) => ({ site_id: owner.site.id, api: 'graphql', element: 'Course.slug', client_ref: clientRef, day, uses: 3, last_used_at: ago(DAY) });
-    await db('deprecation_usage').insert([usage(owner.clientRef, usageDay(90)), usage(owner.clientRef, usageDay(89)), usage(documentClients.staleWithUsage, usageDay(30))]);
+    const deletedClient = await insertDocumentClient(db, owner, later(DAY));
+    await db('oauth_clients').where({ id: deletedClient }).delete();
+    await db('api_usage').insert([usage(owner.clientRef, usageDay(90)), usage(owner.clientRef, usageDay(89)), usage(documentClients.staleWithUsage, usageDay(30)), usage(0, usageDay(30)), usage(deletedClient, usageDay(2))]);
 
     const dryRun = await prune(db, { dryRun: true });
     expect(dryRun.dryRun).to.equal(true);
@@ -123,15 +126,16 @@ describeEachDatabase('housekeeping: prune', (scratch) => {
       sign_in_sessions: 2,
       token_pairs: 4,
       authorization_codes: 2,
-      deprecation_usage: 1,
-      metadata_document_clients: 2,
+      api_usage: 3,
+      metadata_document_clients: 3,
       used_jtis: 0,
       logout_deliveries: 0,
     });
-    expect(report).to.include({ total: 13, retentionDays: 7, batchSize: 1000, dryRun: false });
+    expect(report).to.include({ total: 16, retentionDays: 7, batchSize: 1000, dryRun: false });
     // The dry run saw everything except what depends on an earlier deletion (the old pair's client).
     expect(dryRun.deleted.token_pairs).to.equal(4);
-    expect(dryRun.deleted.metadata_document_clients).to.equal(1);
+    expect(dryRun.deleted.metadata_document_clients).to.equal(2);
+    expect(dryRun.deleted.api_usage).to.equal(2);
 
     const kept = async (table: string, id: number) => exists(db, table, { id });
     for (const [name, id] of Object.entries(pairs)) expect(await kept('token_pairs', id), name).to.equal(!name.includes('PastRetention'));
@@ -143,8 +147,11 @@ describeEachDatabase('housekeeping: prune', (scratch) => {
     for (const [name, id] of Object.entries(sessions)) expect(await kept('sign_in_sessions', id), name).to.equal(!name.endsWith('TwoDaysAgo'));
     expect(await exists(db, 'rate_limit_counters', { bucket: counters.finished })).to.equal(false);
     expect(await exists(db, 'rate_limit_counters', { bucket: counters.current })).to.equal(true);
-    expect(await db('deprecation_usage').orderBy('day').pluck('day')).to.deep.equal([usageDay(89), usageDay(30)]);
-    const deletedClients = ['staleUnused', 'staleWithOldPair'];
+    expect(await db('api_usage').orderBy('day').select('day', 'client_ref')).to.deep.equal([
+      { day: usageDay(89), client_ref: owner.clientRef },
+      { day: usageDay(30), client_ref: 0 },
+    ]);
+    const deletedClients = ['staleUnused', 'staleWithOldPair', 'staleWithUsage'];
     for (const [name, id] of Object.entries(documentClients)) expect(await kept('oauth_clients', id), name).to.equal(!deletedClients.includes(name));
     expect(await kept('oauth_clients', owner.clientRef)).to.equal(true);
 

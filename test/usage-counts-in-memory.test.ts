@@ -1,15 +1,15 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { flushDeprecatedUses, pendingDeprecatedUses, recordDeprecatedUses } from '../src/deprecations/usage.js';
 import { releaseLease, takeLease } from '../src/housekeeping/lease.js';
 import { startUsageFlushJob, USAGE_FLUSH_LEASE } from '../src/housekeeping/usage-flush-job.js';
-import { Metrics } from '../src/metrics/metrics.js';
 import { createLogger } from '../src/shared/logger.js';
+import { elementBundle, flushUses, pendingUses, recordUse, usageBundle } from '../src/usage/tally.js';
 import { describeEachDatabase } from './support/databases.js';
 import { gql, memberToken } from './support/member-api.js';
 import { makeClient, makeUser } from './support/oauth-fixtures.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
+const log = createLogger('silent');
 const WRITE = /^\s*(insert|update|delete|replace)\b/i;
 
 /** The statements `work` issues on `db`, writes only. */
@@ -27,76 +27,69 @@ async function writesOf(db: Knex, work: () => Promise<unknown>): Promise<string[
   return writes;
 }
 
-describeEachDatabase('deprecated-element uses are counted in memory and written in additive batches', (scratch) => {
+describeEachDatabase('usage is counted in memory and written in additive batches', (scratch) => {
   let server: TestServer;
   let clientRef: number;
-  let clientId: string;
-  const log = createLogger('silent');
 
   before(async function () {
     this.timeout(60000);
     server = await startTestServer(scratch());
     const app = await makeClient(scratch().db, server.siteA, { audience: 'member', confidential: false, scopes: ['account:read'] });
     clientRef = app.client.ref;
-    clientId = app.client.clientId;
   });
   after(async () => server.stop());
 
   const stored = async (element: string) =>
-    (await scratch().db('deprecation_usage').where({ site_id: server.siteA.id, element }).first('uses', 'last_used_at')) as { uses: number | string; last_used_at: unknown } | undefined;
+    (await scratch().db('api_usage').where({ site_id: server.siteA.id, element }).first('uses', 'last_used_at')) as { uses: number | string; last_used_at: unknown } | undefined;
 
-  it('counts a call without a statement, and labels the metric by API and element only', async () => {
-    const metrics = new Metrics(scratch().db);
+  it('counts a call without a statement; a bundle of elements is one count until the flush expands it', async () => {
+    const bundle = usageBundle('graphql', ['Course.slug', 'Query.courses']);
     const writes = await writesOf(scratch().db, async () => {
-      recordDeprecatedUses({ db: scratch().db, metrics, log }, { siteId: server.siteA.id, client: { ref: clientRef, clientId }, api: 'graphql', elements: ['Course.slug'] });
+      recordUse(scratch().db, server.siteA.id, clientRef, bundle);
+      recordUse(scratch().db, server.siteA.id, clientRef, bundle);
     });
     expect(writes).to.deep.equal([]);
-    expect(pendingDeprecatedUses(scratch().db)).to.equal(1);
+    expect(pendingUses(scratch().db)).to.equal(1);
     expect(await stored('Course.slug')).to.equal(undefined);
-    const exposition = await metrics.registry.metrics();
-    expect(exposition).to.include('schoolgate_deprecated_uses_total{api="graphql",element="Course.slug"} 1');
-    expect(exposition).not.to.include(clientId);
-    await flushDeprecatedUses(scratch().db);
-    expect(Number((await stored('Course.slug'))?.uses)).to.equal(1);
+    expect(await flushUses(scratch().db)).to.equal(2);
+    expect(Number((await stored('Course.slug'))?.uses)).to.equal(2);
+    expect(Number((await stored('Query.courses'))?.uses)).to.equal(2);
   });
 
   it('adds each flush to the stored counts (as several instances would), keeping the latest use', async () => {
-    const metrics = new Metrics(scratch().db);
-    const use = { siteId: server.siteA.id, client: { ref: clientRef, clientId }, api: 'admin' as const, elements: ['getMcpConnections'] };
-    const earlier = new Date(Date.now() - 60_000);
-    const later = new Date();
-    for (let i = 0; i < 3; i += 1) recordDeprecatedUses({ db: scratch().db, metrics, log }, use, later);
-    expect(pendingDeprecatedUses(scratch().db)).to.equal(1);
-    expect(await flushDeprecatedUses(scratch().db)).to.equal(1);
-    for (let i = 0; i < 2; i += 1) recordDeprecatedUses({ db: scratch().db, metrics, log }, use, earlier);
-    await flushDeprecatedUses(scratch().db);
+    const bundle = elementBundle('admin', 'getMcpConnections');
+    const earlier = Date.now() - 60_000;
+    const later = Date.now();
+    for (let i = 0; i < 3; i += 1) recordUse(scratch().db, server.siteA.id, clientRef, bundle, later);
+    expect(pendingUses(scratch().db)).to.equal(1);
+    expect(await flushUses(scratch().db)).to.equal(1);
+    for (let i = 0; i < 2; i += 1) recordUse(scratch().db, server.siteA.id, clientRef, bundle, earlier);
+    await flushUses(scratch().db);
     const row = await stored('getMcpConnections');
     expect(Number(row?.uses)).to.equal(5);
-    expect(new Date(typeof row?.last_used_at === 'string' && /^\d+$/.test(row.last_used_at) ? Number(row.last_used_at) : (row?.last_used_at as Date | number)).getTime()).to.equal(later.getTime());
+    expect(new Date(typeof row?.last_used_at === 'string' && /^\d+$/.test(row.last_used_at) ? Number(row.last_used_at) : (row?.last_used_at as Date | number)).getTime()).to.equal(later);
   });
 
   it('writes 1,200 counts in three upsert statements, one per batch of 500', async () => {
-    const metrics = new Metrics(scratch().db);
     const elements = Array.from({ length: 1200 }, (_, index) => `Batch.field${index}`);
-    recordDeprecatedUses({ db: scratch().db, metrics, log }, { siteId: server.siteA.id, client: { ref: clientRef, clientId }, api: 'graphql', elements });
-    const writes = await writesOf(scratch().db, () => flushDeprecatedUses(scratch().db));
+    recordUse(scratch().db, server.siteA.id, clientRef, usageBundle('graphql', elements));
+    const writes = await writesOf(scratch().db, () => flushUses(scratch().db));
     expect(writes).to.have.length(3);
     expect(Number((await stored('Batch.field1199'))?.uses)).to.equal(1);
   });
 
   it('the flush job writes under its lease: while another instance holds it the counts wait in memory, and stopping writes them', async function () {
     this.timeout(20000);
-    const metrics = new Metrics(scratch().db);
     expect(await takeLease(scratch().db, USAGE_FLUSH_LEASE, 'another-instance', 60_000)).to.equal(true);
-    recordDeprecatedUses({ db: scratch().db, metrics, log }, { siteId: server.siteA.id, client: { ref: clientRef, clientId }, api: 'graphql', elements: ['Leased.field'] });
+    recordUse(scratch().db, server.siteA.id, clientRef, elementBundle('graphql', 'Leased.field'));
     const job = startUsageFlushJob(scratch().db, log, { intervalSeconds: 1 });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(await stored('Leased.field')).to.equal(undefined);
-    expect(pendingDeprecatedUses(scratch().db)).to.equal(1);
+    expect(pendingUses(scratch().db)).to.equal(1);
     await releaseLease(scratch().db, USAGE_FLUSH_LEASE, 'another-instance', {});
     await job.stop();
     expect(Number((await stored('Leased.field'))?.uses)).to.equal(1);
-    expect(pendingDeprecatedUses(scratch().db)).to.equal(0);
+    expect(pendingUses(scratch().db)).to.equal(0);
   });
 });
 

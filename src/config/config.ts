@@ -39,6 +39,8 @@ export interface Config {
   logoutDeliveryIntervalSeconds: number;
   /** Seconds between writes of the deprecated-use counts held in memory (docs/versioning.md); 0 = only when the server stops. */
   usageFlushIntervalSeconds: number;
+  /** Days of usage counts kept (docs/usage.md); the prune drops older days, and a usage report reaches back at most this far. */
+  usageRetentionDays: number;
   /** Require a server-issued nonce in every DPoP proof (RFC 9449 8, 9; docs/oauth.md, DPoP); false: accepted when sent. */
   dpopNonceRequired: boolean;
   /** Seconds the listener stays open after SIGTERM with /readyz answering 503, so load balancers notice (docs/deployment.md, Draining). */
@@ -85,6 +87,17 @@ function parseCount(raw: string | undefined, name: string, fallback: number): nu
 function parsePositive(raw: string | undefined, name: string, fallback: number): number {
   const value = parseCount(raw, name, fallback);
   if (value === 0) throw new ConfigError(`${name}: must be 1 or more`);
+  return value;
+}
+
+/** Ten years at most: a day's rows are cheap, but a report over more days than that is not one anybody reads. */
+export const MAX_USAGE_RETENTION_DAYS = 3650;
+export const DEFAULT_USAGE_RETENTION_DAYS = 90;
+
+function parseUsageRetentionDays(raw: string | undefined): number {
+  const name = 'SCHOOLGATE_USAGE_RETENTION_DAYS';
+  const value = parsePositive(raw, name, DEFAULT_USAGE_RETENTION_DAYS);
+  if (value > MAX_USAGE_RETENTION_DAYS) throw new ConfigError(`${name}: must be from 1 to ${MAX_USAGE_RETENTION_DAYS}, got ${value}`);
   return value;
 }
 
@@ -140,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcpDirectAnswers: parseBoolean(env.SCHOOLGATE_MCP_DIRECT_ANSWERS, 'SCHOOLGATE_MCP_DIRECT_ANSWERS', true),
     logoutDeliveryIntervalSeconds: parseCount(env.SCHOOLGATE_LOGOUT_DELIVERY_INTERVAL_SECONDS, 'SCHOOLGATE_LOGOUT_DELIVERY_INTERVAL_SECONDS', 5),
     usageFlushIntervalSeconds: parseCount(env.SCHOOLGATE_USAGE_FLUSH_INTERVAL_SECONDS, 'SCHOOLGATE_USAGE_FLUSH_INTERVAL_SECONDS', 30),
+    usageRetentionDays: parseUsageRetentionDays(env.SCHOOLGATE_USAGE_RETENTION_DAYS),
     dpopNonceRequired: parseBoolean(env.SCHOOLGATE_DPOP_NONCE_REQUIRED, 'SCHOOLGATE_DPOP_NONCE_REQUIRED', false),
     drainSeconds: parseCount(env.SCHOOLGATE_DRAIN_SECONDS, 'SCHOOLGATE_DRAIN_SECONDS', 5),
   };

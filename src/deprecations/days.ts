@@ -1,7 +1,4 @@
-/** The UTC days deprecation usage is counted by (docs/versioning.md); no database code, so the CLI can load it at start. */
-
-/** Days of counts kept; the prune drops older ones, and a report reaches back at most this far. */
-export const USAGE_RETENTION_DAYS = 90;
+/** The UTC days usage is counted by (docs/usage.md); no database code, so the CLI can load it at start. */
 
 export function utcDay(instant: Date): string {
   return instant.toISOString().slice(0, 10);

@@ -8,6 +8,8 @@ export interface PruneJobOptions {
   /** Seconds between runs of this instance; the server does not start the job when this is 0. */
   intervalSeconds: number;
   retentionDays: number;
+  /** Days of usage counts kept (config.usageRetentionDays). */
+  usageRetentionDays?: number;
   batchSize?: number;
 }
 
@@ -33,6 +35,7 @@ export function startPruneJob(db: Database, logger: Logger, options: PruneJobOpt
       const outcome = await pruneUnderLease(db, {
         holder,
         retentionDays: options.retentionDays,
+        usageRetentionDays: options.usageRetentionDays,
         batchSize: options.batchSize,
         unlessFinishedAfter: new Date(Date.now() - intervalMs / 2),
         shouldStop: isStopped,

@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
-import { firstDayOf, USAGE_RETENTION_DAYS } from '../deprecations/days.js';
+import { firstDayOf } from '../deprecations/days.js';
 import type { PruneRule } from './batches.js';
 
 /** Short-lived records are kept a day past their expiry, so a late visitor is told "expired" rather than "unknown". */
 export const EXPIRED_GRACE_MS = 24 * 60 * 60 * 1000;
 
-export const PRUNE_TARGETS = ['rate_limit_counters', 'authorization_requests', 'sign_in_sessions', 'token_pairs', 'authorization_codes', 'deprecation_usage', 'metadata_document_clients', 'used_jtis', 'logout_deliveries'] as const;
+export const PRUNE_TARGETS = ['rate_limit_counters', 'authorization_requests', 'sign_in_sessions', 'token_pairs', 'authorization_codes', 'api_usage', 'metadata_document_clients', 'used_jtis', 'logout_deliveries'] as const;
 export type PruneTarget = (typeof PRUNE_TARGETS)[number];
 
 export interface PruneCutoffs {
@@ -15,10 +15,17 @@ export interface PruneCutoffs {
   grace: Date;
   /** now − retention: token pairs, used codes, metadata-document clients. */
   retention: Date;
+  /** The first UTC day of usage counts kept (YYYY-MM-DD). */
+  firstUsageDay: string;
 }
 
-export function cutoffsAt(now: Date, retentionDays: number): PruneCutoffs {
-  return { now, grace: new Date(now.getTime() - EXPIRED_GRACE_MS), retention: new Date(now.getTime() - retentionDays * 24 * 60 * 60 * 1000) };
+export function cutoffsAt(now: Date, retentionDays: number, usageRetentionDays: number): PruneCutoffs {
+  return {
+    now,
+    grace: new Date(now.getTime() - EXPIRED_GRACE_MS),
+    retention: new Date(now.getTime() - retentionDays * 24 * 60 * 60 * 1000),
+    firstUsageDay: firstDayOf(usageRetentionDays, now),
+  };
 }
 
 /** `NOT EXISTS (SELECT 1 FROM table WHERE table.column = outer.outerColumn)` */
@@ -31,7 +38,7 @@ function noRowIn(query: Knex.QueryBuilder, table: string, column: string, outer:
  * grants and before the metadata-document clients they belong to, so those can be found unreferenced in the same run.
  */
 export function pruneRules(cutoffs: PruneCutoffs): Array<PruneRule & { target: PruneTarget }> {
-  const { now, grace, retention } = cutoffs;
+  const { now, grace, retention, firstUsageDay } = cutoffs;
   return [
     // Windows that no longer weigh in the sliding count (expired one window after their own) count nothing any more. A
     // DELETE names buckets (the primary key's leading column) and takes each one's expired windows: rarely more than
@@ -59,9 +66,9 @@ export function pruneRules(cutoffs: PruneCutoffs): Array<PruneRule & { target: P
         noRowIn(q, 'token_pairs', 'grant_id', 'authorization_codes.grant_id');
       },
     },
-    // Daily counts of deprecated elements' uses are reported over at most the retention of the counts. A DELETE names
+    // Daily usage counts are reported over at most their retention (SCHOOLGATE_USAGE_RETENTION_DAYS). A DELETE names
     // days (the key's index) and takes their rows at every site.
-    { target: 'deprecation_usage', table: 'deprecation_usage', key: 'day', mode: 'drain', recheck: true, where: (q) => q.where('day', '<', firstDayOf(USAGE_RETENTION_DAYS, now)) },
+    { target: 'api_usage', table: 'api_usage', key: 'day', mode: 'drain', recheck: true, where: (q) => q.where('day', '<', firstUsageDay) },
     // A metadata-document client is the cached copy of its document; dropping it only means the next use fetches the
     // document again. Kept while an operator's review rests on it or anything refers to it (deleting a client would
     // cascade to its codes, requests and pairs).
@@ -79,7 +86,20 @@ export function pruneRules(cutoffs: PruneCutoffs): Array<PruneRule & { target: P
         noRowIn(q, 'authorization_requests', 'client_ref', 'oauth_clients.id');
         noRowIn(q, 'vendor_platforms', 'client_ref', 'oauth_clients.id');
         noRowIn(q, 'storage_uploads', 'created_by_client_ref', 'oauth_clients.id');
-        noRowIn(q, 'deprecation_usage', 'client_ref', 'oauth_clients.id');
+      },
+    },
+    // A deleted client's counts (no foreign key: 0 is the anonymous caller, and a cascade would make deleting a client
+    // wait for all its rows), after the metadata-document clients so that theirs go in the same run. A DELETE names
+    // clients and checks again that they are gone.
+    {
+      target: 'api_usage',
+      table: 'api_usage',
+      key: 'client_ref',
+      mode: 'drain',
+      recheck: true,
+      where: (q) => {
+        q.where('client_ref', '<>', 0);
+        noRowIn(q, 'oauth_clients', 'id', 'api_usage.client_ref');
       },
     },
     // A used jti blocks replays only while its assertion or proof could still be accepted; past expires_at the

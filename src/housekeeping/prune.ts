@@ -1,3 +1,4 @@
+import { DEFAULT_USAGE_RETENTION_DAYS } from '../config/config.js';
 import type { Database } from '../db/connection.js';
 import { countMatches, deleteInBatches } from './batches.js';
 import { cutoffsAt, PRUNE_TARGETS, pruneRules, type PruneTarget } from './prune-rules.js';
@@ -10,6 +11,8 @@ export const DEFAULT_BATCH_SIZE = 1000;
 export interface PruneOptions {
   now?: Date;
   retentionDays?: number;
+  /** Days of usage counts kept (SCHOOLGATE_USAGE_RETENTION_DAYS, docs/usage.md). */
+  usageRetentionDays?: number;
   batchSize?: number;
   /** Count what would be deleted, delete nothing. */
   dryRun?: boolean;
@@ -42,11 +45,13 @@ export async function prune(db: Database, options: PruneOptions = {}): Promise<P
   const now = options.now ?? new Date();
   const retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const usageRetentionDays = options.usageRetentionDays ?? DEFAULT_USAGE_RETENTION_DAYS;
   checkPositiveInteger(retentionDays, 'retentionDays', true);
+  checkPositiveInteger(usageRetentionDays, 'usageRetentionDays');
   checkPositiveInteger(batchSize, 'batchSize');
   const started = performance.now();
   const deleted = Object.fromEntries(PRUNE_TARGETS.map((target) => [target, 0])) as Record<PruneTarget, number>;
-  for (const rule of pruneRules(cutoffsAt(now, retentionDays))) {
+  for (const rule of pruneRules(cutoffsAt(now, retentionDays, usageRetentionDays))) {
     deleted[rule.target] += options.dryRun ? await countMatches(db, rule) : await deleteInBatches(db, rule, { batchSize, beforeBatch: options.beforeBatch });
   }
   return {

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../db/connection.js';
-import { flushDeprecatedUses, pendingDeprecatedUses } from '../deprecations/usage.js';
 import type { Logger } from '../shared/logger.js';
 import { startRepeatingJob } from '../shared/repeating-job.js';
+import { flushUses, pendingUses } from '../usage/tally.js';
 import { newHolderId, releaseLease, takeLease } from './lease.js';
 
 /** The lease (`job_leases`) one instance at a time flushes under. */
@@ -19,9 +19,9 @@ export interface UsageFlushJob {
 }
 
 /**
- * Writes the usage counts this process holds in memory (src/deprecations/usage.ts) every `intervalSeconds` and when
- * the server stops, off the request path, so that no member API, MCP or admin request writes them. Every instance flushes its own tally, one
- * instance at a time under the `usage-flush` lease: flushes never contend for the same rows (an InnoDB deadlock or a
+ * Writes the usage counts this process holds in memory (src/usage/tally.ts, docs/usage.md) every `intervalSeconds`
+ * and when the server stops, off the request path, so that no member API, MCP or admin request writes them. Every
+ * instance flushes its own tally, one instance at a time under the `usage-flush` lease: flushes never contend for the same rows (an InnoDB deadlock or a
  * Galera certification failure would rerun whole batches), and an instance that finds the lease held keeps its counts
  * for its next run. The writes are additive, so the order of instances does not matter. Failures are logged, never
  * thrown; the counts stay in memory for the next run.
@@ -34,12 +34,12 @@ export function startUsageFlushJob(db: Database, logger: Logger, options: { inte
 
   /** True when the tally is written (or was empty); false when another instance held the lease or the write failed. */
   const flushOnce = async (): Promise<boolean> => {
-    if (pendingDeprecatedUses(db) === 0) return true;
+    if (pendingUses(db) === 0) return true;
     try {
       if (!(await takeLease(db, USAGE_FLUSH_LEASE, holder, LEASE_TTL_MS))) return false;
       let written: number | undefined;
       try {
-        written = await flushDeprecatedUses(db);
+        written = await flushUses(db);
       } finally {
         // The report of a run that failed stays the last good one (releaseLease).
         await releaseLease(db, USAGE_FLUSH_LEASE, holder, written === undefined ? undefined : { written });
@@ -47,7 +47,7 @@ export function startUsageFlushJob(db: Database, logger: Logger, options: { inte
       log.debug({ written }, 'usage counts written');
       return true;
     } catch (error) {
-      log.warn({ err: error, pending: pendingDeprecatedUses(db) }, 'could not write the usage counts; keeping them for the next run');
+      log.warn({ err: error, pending: pendingUses(db) }, 'could not write the usage counts; keeping them for the next run');
       return false;
     }
   };
@@ -67,7 +67,7 @@ export function startUsageFlushJob(db: Database, logger: Logger, options: { inte
         if (await flushOnce()) return;
         await sleep(FINAL_FLUSH_PAUSE_MS);
       }
-      log.error({ pending: pendingDeprecatedUses(db) }, 'usage counts not written at shutdown');
+      log.error({ pending: pendingUses(db) }, 'usage counts not written at shutdown');
     },
   };
 }

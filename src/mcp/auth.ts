@@ -38,5 +38,5 @@ export async function authenticateMcpCaller(services: Services, site: Site, requ
     resource: new URL(verified.pair.resource),
     extra: { sub, audience: verified.client.audience },
   };
-  return { authInfo, userId: sub === null ? null : Number(sub), audience: verified.client.audience, scopes: verified.scopes };
+  return { authInfo, userId: sub === null ? null : Number(sub), audience: verified.client.audience, scopes: verified.scopes, clientRef: verified.client.ref };
 }

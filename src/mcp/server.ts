@@ -29,6 +29,7 @@ import { RESOURCES } from './resources/index.js';
 import { ToolContext, type McpCaller, type McpSession } from './session.js';
 import { sharedValidators, toolErrorResult, type McpTool } from './tool.js';
 import { ALL_TOOLS, PUBLIC_TOOLS } from './tools/index.js';
+import { elementBundle, recordUse, type UsageBundle } from '../usage/tally.js';
 
 export const SERVER_NAME = 'schoolgate';
 export const SERVER_VERSION = '0.2.0';
@@ -76,6 +77,8 @@ export class McpCatalog {
   readonly resources: readonly McpResource[];
   readonly prompts: readonly McpPrompt[];
   private readonly toolsByName: ReadonlyMap<string, McpTool>;
+  /** Each tool's usage count key (docs/usage.md). */
+  private readonly toolUsage: ReadonlyMap<McpTool, UsageBundle>;
   private readonly promptsByName: ReadonlyMap<string, McpPrompt>;
   /** The `tools/list` answer of an anonymous caller (public tools), shared as is. */
   private readonly publicToolDefinitions: readonly Tool[];
@@ -87,6 +90,7 @@ export class McpCatalog {
     this.resources = resourcesOfVariant(variant);
     this.prompts = promptsOfVariant(variant);
     this.toolsByName = new Map(this.tools.map((tool) => [tool.name, tool]));
+    this.toolUsage = new Map(this.tools.map((tool) => [tool, elementBundle('mcp', tool.name)]));
     this.promptsByName = new Map(this.prompts.map((prompt) => [prompt.spec.name, prompt]));
     this.publicToolDefinitions = this.tools.filter((tool) => tool.scopes.length === 0).map((tool) => tool.definition);
     for (const tool of this.tools) tool.compile(this.jsonSchemaValidator);
@@ -157,6 +161,10 @@ export class McpCatalog {
     if (accessTo(session.caller, tool.scopes) !== 'granted') {
       return toolErrorResult('insufficient_scope', `${tool.name} needs a member access token with the scope ${tool.scopes.join(' ')}; ${refusalReason(session.caller, tool.scopes)}. See ${session.site.origin}/auth.md.`, { scope: tool.scopes.join(' ') });
     }
+    // A call the tool runs is a use, whatever it answers (its failures are results); a refused one above is not.
+    // Counted in memory for the caller's client (0: anonymous); the usage flush job writes it. Both the SDK and the
+    // direct answers (src/mcp/direct-answer.ts) come through here.
+    recordUse(session.services.db, session.site.id, session.caller.clientRef, this.toolUsage.get(tool) as UsageBundle);
     return tool.call(args, context);
   }
 

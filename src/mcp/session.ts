@@ -19,9 +19,11 @@ export interface McpCaller {
   /** The audience of the token's client: member tokens can be stepped up to more account scopes, operator tokens never. */
   audience: Audience | null;
   scopes: readonly Scope[];
+  /** oauth_clients.id of the token's client, for the usage count (docs/usage.md); 0 when anonymous. */
+  clientRef: number;
 }
 
-export const ANONYMOUS: McpCaller = { authInfo: null, userId: null, audience: null, scopes: [] };
+export const ANONYMOUS: McpCaller = { authInfo: null, userId: null, audience: null, scopes: [], clientRef: 0 };
 
 /** One /mcp request: a fresh MCP server and transport are built for it and thrown away with it (stateless mode). */
 export interface McpSession {

@@ -11,13 +11,11 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import type { User } from '../../src/accounts/users.js';
 import { SIGN_IN_LIMITS, signInBuckets } from '../../src/accounts/sign-in.js';
-import { flushDeprecatedUses, recordDeprecatedUses } from '../../src/deprecations/usage.js';
-import { Metrics } from '../../src/metrics/metrics.js';
-import { createLogger } from '../../src/shared/logger.js';
 import type { Database } from '../../src/db/connection.js';
 import { sha256Hex } from '../../src/shared/random.js';
 import { PROJECT_ROOT } from '../../src/shared/paths.js';
 import { createSite, type Site } from '../../src/sites/sites.js';
+import { flushUses, recordUse, usageBundle } from '../../src/usage/tally.js';
 import { createPkcePair, findForm, pageMessage, pageNameOf } from '../support/authorize-flow.js';
 import { issueCode, makeClient, makeUser, PASSWORD, REDIRECT_URI, type TestClient } from '../support/oauth-fixtures.js';
 import {
@@ -438,11 +436,9 @@ describe('multi-primary: two instances on two Galera nodes serving one site', fu
   it('6b. 100 calls counting two deprecated elements, 50 through node 1 and 50 through node 2, each followed by a flush at once: each daily count is exactly 100', async () => {
     const node2 = knexOnNode(2, databaseName as string);
     try {
-      const log = createLogger('silent');
-      const through = (database: Database) => ({ db: database, metrics: new Metrics(database), log });
-      const nodes = [through(node1()), through(node2)] as const;
-      const use = { siteId: site.id, client: app.client, api: 'graphql' as const, elements: ['Course.slug', 'Query.courses(after:)'] };
-      const now = new Date();
+      const nodes = [node1(), node2] as const;
+      const bundle = usageBundle('graphql', ['Course.slug', 'Query.courses(after:)']);
+      const now = Date.now();
       const started = Date.now();
       // Each call is counted in memory and its instance's tally flushed straight away, so 100 additive upserts of the
       // same two rows race on two nodes (no lease here: the sums must hold without one). A flush that lost its
@@ -450,12 +446,12 @@ describe('multi-primary: two instances on two Galera nodes serving one site', fu
       await Promise.all(
         Array.from({ length: 100 }, async (_, index) => {
           const node = index % 2 === 0 ? nodes[0] : nodes[1];
-          recordDeprecatedUses(node, use, now);
-          await flushDeprecatedUses(node.db).catch(() => 0);
+          recordUse(node, site.id, app.client.ref, bundle, now);
+          await flushUses(node).catch(() => 0);
         }),
       );
-      for (const node of nodes) await flushDeprecatedUses(node.db);
-      const counts = await onNode<{ element: string; uses: number }>(3, 'SELECT element, uses FROM deprecation_usage WHERE site_id = ? ORDER BY element', [site.id], databaseName);
+      for (const node of nodes) await flushUses(node);
+      const counts = await onNode<{ element: string; uses: number }>(3, 'SELECT element, uses FROM api_usage WHERE site_id = ? ORDER BY element', [site.id], databaseName);
       say(`${counts.map((row) => `${row.element} ${Number(row.uses)}`).join(', ')} after ${Date.now() - started} ms`);
       expect(counts.map((row) => [row.element, Number(row.uses)])).to.deep.equal([
         ['Course.slug', 100],

@@ -5,7 +5,8 @@ import type { SiteContext, SiteState } from '../../http/state.js';
 import type { Services } from '../../services.js';
 import { ADMIN_API_BASE_PATH, readContract, readOperationPolicies, type OperationId, type OperationPolicy } from '../contract.js';
 import { ADMIN_HANDLERS } from '../handlers/index.js';
-import { recordDeprecatedUses } from '../../deprecations/usage.js';
+import { countDeprecatedUses } from '../../deprecations/usage.js';
+import { elementBundle, recordUse } from '../../usage/tally.js';
 import { acceptedBody, readRequestBody, type RequestBodyState } from './body.js';
 import { deprecatedOperations, type DeprecatedOperation } from './deprecation-notice.js';
 import { requireFeature } from './features.js';
@@ -26,7 +27,8 @@ import { logFailure } from '../../shared/failure-log.js';
  * 4. validation of path, query, headers and body against the contract (400 with pointers; a missing If-Match 428);
  * 5. the operation's handler (handlers/<resource>/<operation>.ts), scoped to ctx.state.site.
  * Every failure is RFC 9457 application/problem+json. Every answer of a deprecated operation carries its Deprecation,
- * Sunset and Link headers, and each call of one by an authenticated client is counted (docs/versioning.md).
+ * Sunset and Link headers. Every call that reaches its handler is counted for the caller's client (docs/usage.md):
+ * refused calls (authentication, scope, feature, validation) are not uses of the operation.
  */
 
 /** What one request carries through openapi-backend's handlers (passed as their extra argument). */
@@ -88,9 +90,14 @@ export function adminApi(services: Services): Middleware<SiteState> {
   /** Binds one handler: the validated request, typed as the contract says, scoped to the request's site. */
   function operationHandler<K extends OperationId>(operationId: K, handler: AdminHandler<K>) {
     const policy = requirePolicy(policies, operationId);
+    const used = elementBundle('admin', operationId);
+    const deprecatedElement = deprecated.get(operationId)?.deprecation.element;
     return async (c: Context, call: AdminCall): Promise<WrittenResponse> => {
       const { ctx } = call;
       if (!call.principal) throw new Error(`${operationId} reached its handler without a principal`);
+      // Counted in memory; the usage flush job writes it (src/usage/tally.ts).
+      recordUse(db, ctx.state.site.id, call.principal.token.client.ref, used);
+      if (deprecatedElement !== undefined) countDeprecatedUses(metrics, 'admin', [deprecatedElement]);
       const headers: Record<string, string> = {};
       for (const name of policy.headerParameters) {
         const value = ctx.get(name);
@@ -104,6 +111,7 @@ export function adminApi(services: Services): Middleware<SiteState> {
         site: ctx.state.site,
         db,
         variant: services.variant,
+        usageRetentionDays: services.config.usageRetentionDays,
         principal: call.principal,
         log: ctx.state.log,
         baseUrl: `${ctx.state.site.origin}${ADMIN_API_BASE_PATH}`,
@@ -209,10 +217,6 @@ export function adminApi(services: Services): Middleware<SiteState> {
     if (call.deprecated) {
       const { site } = ctx.state;
       ctx.set(call.deprecated.headers(site.origin));
-      if (call.principal) {
-        const { client } = call.principal.token;
-        recordDeprecatedUses({ db, metrics, log: ctx.state.log }, { siteId: site.id, client, api: 'admin', elements: [call.deprecated.deprecation.element] });
-      }
     }
   };
 }

@@ -46,6 +46,8 @@ export interface AdminRequest<K extends OperationId> {
   db: Database;
   /** The deployment's variant profile (whose member API deprecations the admin API reports). */
   variant: VariantProfile;
+  /** Days of usage counts kept (SCHOOLGATE_USAGE_RETENTION_DAYS): the longest window a usage report answers. */
+  usageRetentionDays: number;
   principal: OperatorPrincipal;
   log: Logger;
   /** `{origin}/api/admin/v1`, for Location headers. */

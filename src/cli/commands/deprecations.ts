@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.js';
-import { USAGE_RETENTION_DAYS } from '../../deprecations/days.js';
 import { variantProfile } from '../../variant.js';
 import type { DeprecatedElementUsage, DeprecationUsageReport } from '../../deprecations/report.js';
 import { parseWholeNumber, type CommandResult, type Runner } from '../command-kit.js';
@@ -30,11 +29,11 @@ export function registerDeprecationCommands(program: Command, run: Runner): void
     .command('deprecations')
     .description('list what the member API and the admin API deprecate, with sunset dates, and which clients of a site still use it (docs/versioning.md)')
     .requiredOption('--site <origin>', 'the site, named by its origin')
-    .option('--days <days>', `how many days to count, ending today (UTC), 1 to ${USAGE_RETENTION_DAYS}`, '7')
+    .option('--days <days>', 'how many days to count, ending today (UTC), 1 to SCHOOLGATE_USAGE_RETENTION_DAYS (default 90)', '7')
     .action(
       run(async (options: { site: string; days: string }): Promise<CommandResult> => {
-        const days = parseWholeNumber(options.days, '--days', 1, USAGE_RETENTION_DAYS);
-        const { variant } = loadConfig();
+        const { variant, usageRetentionDays } = loadConfig();
+        const days = parseWholeNumber(options.days, '--days', 1, usageRetentionDays);
         const [{ requireSiteByOrigin }, { runningDeprecations }, { deprecationUsageReport }] = await Promise.all([
           import('../../sites/sites.js'),
           import('../../deprecations/catalog.js'),
@@ -42,7 +41,7 @@ export function registerDeprecationCommands(program: Command, run: Runner): void
         ]);
         return withDatabase(async (db) => {
           const site = await requireSiteByOrigin(db, options.site);
-          const report = await deprecationUsageReport(db, site.id, runningDeprecations(variantProfile(variant)), days);
+          const report = await deprecationUsageReport(db, site.id, runningDeprecations(variantProfile(variant)), days, usageRetentionDays);
           return { text: formatReport(site.origin, report), data: { site: site.origin, ...report } };
         });
       }),

@@ -7,7 +7,7 @@ import type { Logger } from '../../shared/logger.js';
 import type { Site } from '../../sites/sites.js';
 import { compiledExecutor } from '../compiled.js';
 import type { GraphQLContext } from '../context.js';
-import { deprecationNotice } from '../deprecation-notice.js';
+import { operationNotice } from '../deprecation-notice.js';
 import { memberDocuments } from '../documents.js';
 import type { MemberSchema } from '../schema.js';
 import type { ScopeGate } from '../scope-gate.js';
@@ -30,7 +30,7 @@ export interface MemberRequestContext {
  */
 export function memberGraphqlHandler(services: Pick<Services, 'db' | 'metrics'>, { schema }: MemberSchema, gate: ScopeGate): Handler<IncomingMessage, MemberRequestContext> {
   const documents = memberDocuments(schema);
-  const notice = deprecationNotice(services, schema);
+  const notice = operationNotice(services, schema);
   // graphql-http types the execution context as a plain record; ours is the GraphQLContext class the resolvers expect.
   return createHandler<IncomingMessage, MemberRequestContext, Record<PropertyKey, unknown>>({
     schema,
@@ -40,8 +40,8 @@ export function memberGraphqlHandler(services: Pick<Services, 'db' | 'metrics'>,
       // A field whose store could not answer makes the whole answer a 503, as on every interface (src/graphql/errors.ts).
       const unavailable = unavailableResponse(result);
       if (unavailable) return unavailable;
-      const { site, client, log } = req.context;
-      const noted = notice === null ? result : await notice(args, result, { siteId: site.id, client, log });
+      const { site, client } = req.context;
+      const noted = notice(args, result, { siteId: site.id, clientRef: client.ref });
       return successResponse(req.raw.headers.accept, noted) ?? noted;
     },
     onSubscribe: (req, params): OperationArgs<Record<PropertyKey, unknown>> | readonly GraphQLError[] | HttpResponse => {
