@@ -6,7 +6,7 @@ import type { components } from '../generated/admin-api.js';
 import { insertTrustedDocuments } from '../src/data/trusted-documents.js';
 import { USAGE_EXPORT_FORMAT, type UsageExport } from '../src/usage/export-format.js';
 import { flushUses } from '../src/usage/tally.js';
-import { AdminApi, issueToken } from './support/admin.js';
+import { issueToken, type AdminApi } from './support/admin.js';
 import { useAdminApi } from './support/admin-fixture.js';
 import { describeEachDatabase } from './support/databases.js';
 import { makeClient, type TestClient } from './support/oauth-fixtures.js';
