@@ -11,6 +11,10 @@ export interface MemberDocuments {
    * holds it to graphql-http's answer with the same rules.
    */
   admit(query: string, variables: Readonly<Record<string, unknown>>): DocumentNode | readonly GraphQLError[];
+  /** The parsed and validated document of a query text, or its errors (the first half of `admit`, without depth and cost). */
+  validated(query: string): DocumentNode | readonly GraphQLError[];
+  /** A validated document within depth and cost for these variables, or the errors refusing it (the second half of `admit`). */
+  withinLimits(document: DocumentNode, variables: Readonly<Record<string, unknown>>): DocumentNode | readonly GraphQLError[];
 }
 
 /** Whether the depth and cost of a document can depend on its variables (a page size given as a variable). */
@@ -46,12 +50,17 @@ export function memberDocuments(schema: GraphQLSchema): MemberDocuments {
     return errors;
   }
 
+  function withinLimits(document: DocumentNode, variables: Readonly<Record<string, unknown>>): DocumentNode | readonly GraphQLError[] {
+    const tooBig = limitErrors(document, variables);
+    return tooBig.length > 0 ? tooBig : document;
+  }
+
   return {
     admit(query, variables) {
       const document = documentFor(query);
-      if (!('kind' in document)) return document;
-      const tooBig = limitErrors(document, variables);
-      return tooBig.length > 0 ? tooBig : document;
+      return 'kind' in document ? withinLimits(document, variables) : document;
     },
+    validated: documentFor,
+    withinLimits,
   };
 }

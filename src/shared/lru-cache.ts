@@ -12,6 +12,10 @@ export class LruCache<K, V> {
     return value;
   }
 
+  delete(key: K): void {
+    this.entries.delete(key);
+  }
+
   set(key: K, value: V): void {
     this.entries.delete(key);
     this.entries.set(key, value);

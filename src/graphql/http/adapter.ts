@@ -3,10 +3,12 @@ import type { ParameterizedContext } from 'koa';
 import type { Handler } from 'graphql-http';
 import { readBodyBytes, readFailureError } from '../../http/body.js';
 import { AppError } from '../../shared/errors.js';
+import { notModified } from '../trusted-documents/cacheable-answer.js';
 
 /**
  * The Koa side of graphql-http: hands a request (its body read here, at most `maxBodyBytes`) to a graphql-http
- * handler with `context`, and writes the answer so that every answer of the endpoint is JSON and never cached.
+ * handler with `context`, and writes the answer so that every answer of the endpoint is JSON and never cached, but for
+ * the answers the handler made cacheable (with an ETag, answered 304 when the client's copy is current).
  */
 export async function serveGraphqlHttp<Context>(ctx: ParameterizedContext, handle: Handler<IncomingMessage, Context>, context: Context, maxBodyBytes: number): Promise<void> {
   let body: string | null = null;
@@ -25,7 +27,8 @@ export async function serveGraphqlHttp<Context>(ctx: ParameterizedContext, handl
   const [responseBody, init] = await handle({ method: ctx.method, url: ctx.url, headers: ctx.headers, body, raw: ctx.req, context });
   ctx.status = init.status;
   if (init.headers) ctx.set(init.headers);
-  ctx.set('Cache-Control', 'no-store');
+  // Never cached, except what the handler made cacheable (a GET by document id: src/graphql/trusted-documents/cacheable-answer.ts).
+  if (!init.headers?.['cache-control']) ctx.set('Cache-Control', 'no-store');
   if (responseBody === null) {
     // graphql-http refuses a wrong Content-Type (415) or Accept (406) with a status text only: every answer of this
     // endpoint is JSON, so the refusal becomes a GraphQL error document too.
@@ -35,5 +38,11 @@ export async function serveGraphqlHttp<Context>(ctx: ParameterizedContext, handl
   }
   // A few refusals (a mutation over GET: 405) carry a JSON body but no Content-Type.
   if (!ctx.response.get('Content-Type')) ctx.type = 'application/json; charset=utf-8';
+  // A revalidation whose ETag still matches: 304 without the body (RFC 9110 13.1.2, 15.4.5).
+  const etag = ctx.response.get('ETag');
+  if (etag && ctx.method === 'GET' && ctx.status === 200 && notModified(ctx.get('If-None-Match'), etag)) {
+    ctx.status = 304;
+    return;
+  }
   ctx.body = responseBody;
 }
