@@ -5,6 +5,7 @@ import type { Variant } from '../src/config/config.js';
 import type { DiffReport } from '../src/contract/diff/report.js';
 import { currentMcpTools, mcpToolsText, type McpToolsFile, type PublishedTool } from '../src/contract/mcp-tools/published-tools.js';
 import { projectPath } from '../src/shared/paths.js';
+import { codegenScratchCopy, runCodegenCheck } from './support/codegen-scratch.js';
 import { changeById, ContractRepo } from './support/contract-repo.js';
 import { describeEachDatabase, type ScratchDatabase } from './support/databases.js';
 import { MCP_ERAS, withMcpClient } from './support/mcp-clients.js';
@@ -220,9 +221,25 @@ describe('contract:diff and the changelog of the MCP tools', function () {
   });
 });
 
-describe('generated/mcp-tools.json', () => {
+describe('generated/mcp-tools.json', function () {
+  this.timeout(120_000);
+
   it('is what the tools defined in src/mcp/tools/ publish (run npm run codegen after editing a tool)', () => {
     expect(fs.readFileSync(projectPath(TOOLS_FILE), 'utf8')).to.equal(mcpToolsText(currentMcpTools()));
+  });
+
+  it('npm run codegen:check fails when a tool was edited without regenerating it', () => {
+    const dir = codegenScratchCopy();
+    try {
+      const file = path.join(dir, 'src', 'mcp', 'tools', 'public', 'school-profile.ts');
+      fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace("'About this school ", "'About this very school "));
+      const result = runCodegenCheck(dir);
+      expect(result.status, result.stderr).to.equal(1);
+      expect(result.stdout).to.match(/^\+.*About this very school/m);
+      expect(result.stderr).to.contain('generated/ is stale').and.contain('the MCP tools');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
