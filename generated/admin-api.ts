@@ -279,6 +279,79 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth-applications/{clientId}/trusted-documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The application's `clientId`, percent-encoded as a path segment (a Client ID Metadata Document URL becomes `https%3A%2F%2F...`). */
+                clientId: components["parameters"]["ClientId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List an application's trusted documents
+         * @description The member API documents this application has published, oldest first: each document's id (the hash of its
+         *     exact text, as the client sends it in `documentId`), the operations it defines and when it was published. The
+         *     whole set (at most a few thousand), not a page. A service client has none (409
+         *     `application_is_service_client`).
+         */
+        get: operations["listTrustedDocuments"];
+        /**
+         * Publish an application's trusted documents
+         * @description Registers the member API documents of a manifest as this application's trusted documents (persisted
+         *     operations): afterwards the application may send any of them by id alone (`documentId`), and a site that
+         *     requires trusted documents of the application's kind (`trustedDocumentsRequiredFor` in `updateSchool`) runs
+         *     only these for it.
+         *
+         *     `documents` is the manifest graphql-codegen's client preset writes with `persistedDocuments: true`
+         *     (`persisted-documents.json`): each key the hash of the document's exact UTF-8 text (`sha256:<64 hex digits>`,
+         *     or bare: 64 hex digits for SHA-256, 40 for SHA-1), each value the text. The manifest is checked whole before
+         *     anything is stored: every hash against its text, and every document against this deployment's member schema
+         *     and the member API's limits (tokens, depth, cost). When any document fails, nothing is published and the answer
+         *     is 422 `invalid_trusted_documents`, with one `errors` entry per problem: `pointer` at the document's key under
+         *     `/documents`, `message` naming the document id, its operations and the reason.
+         *
+         *     Publishing is idempotent: documents the application holds already stay as they are (with their first
+         *     publication time). With `replace: true` the application's documents the manifest leaves out are removed, so its
+         *     set becomes exactly the manifest. Bounds: at most 2,000 documents, 100 KB per document, 5 MB of documents in
+         *     all, a request body of at most 6 MB (413 `request_too_large` beyond it).
+         */
+        put: operations["publishTrustedDocuments"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth-applications/{clientId}/trusted-documents/{documentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The application's `clientId`, percent-encoded as a path segment (a Client ID Metadata Document URL becomes `https%3A%2F%2F...`). */
+                clientId: components["parameters"]["ClientId"];
+                /** @description The document's id, `sha256:<64 hex digits>` (or `sha1:<40 hex digits>`); the bare hex digits are accepted too. */
+                documentId: components["parameters"]["DocumentId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove one trusted document of an application
+         * @description Removes one of the application's trusted documents: from now on the application can no longer send it by id
+         *     (and, where the site requires trusted documents of its kind, no longer run it at all). Publish it again to
+         *     restore it. No request body.
+         */
+        delete: operations["deleteTrustedDocument"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/courses": {
         parameters: {
             query?: never;
@@ -2214,6 +2287,8 @@ export interface components {
             /** @description ISO 4217 currency code. */
             defaultCurrency: string;
             contactEmail: string | null;
+            /** @description The client kinds whose member API requests may run trusted documents only (the documents each client published with `publishTrustedDocuments`, sent by id); any other document from such a client is refused with a GraphQL error naming this setting. Empty: every client may send any document. */
+            trustedDocumentsRequiredFor: components["schemas"]["TrustedDocumentClientKind"][];
             /** Format: date-time */
             readonly createdAt: string;
             /** Format: date-time */
@@ -2228,7 +2303,17 @@ export interface components {
             /** @description ISO 4217 currency code. */
             defaultCurrency?: string;
             contactEmail?: string | null;
+            /** @description The client kinds whose member API requests may run trusted documents only (the documents each client published with `publishTrustedDocuments`, sent by id); any other document from such a client is refused with a GraphQL error naming this setting. Replaces the whole list; `[]` lets every client send any document. */
+            trustedDocumentsRequiredFor?: components["schemas"]["TrustedDocumentClientKind"][];
         };
+        /**
+         * @description A kind of OAuth client that calls the member API:
+         *     * `vendor_platform`: pre-registered vendor platforms;
+         *     * `metadata_document`: clients identified by a Client ID Metadata Document;
+         *     * `operator_created`: applications the school created.
+         * @enum {string}
+         */
+        TrustedDocumentClientKind: "vendor_platform" | "metadata_document" | "operator_created";
         /** @description The MCP connections beta switch and the registration policy for operator clients. */
         McpConnections: {
             /** @description The MCP connections beta. While off, the OAuth-applications operations answer 409 `mcp_connections_disabled` and the admin area hides Developers > OAuth applications. */
@@ -2413,6 +2498,47 @@ export interface components {
             data: components["schemas"]["OAuthApplication"][];
             /** @description Cursor of the next page, or `null` on the last page. */
             nextCursor: string | null;
+        };
+        /** @description A member API document an application published (a persisted operation). */
+        TrustedDocument: {
+            /** @description `sha256:<64 hex digits>` (or `sha1:<40 hex digits>`): the hash of the exact document text, what the application sends as `documentId`. */
+            id: string;
+            /** @description The operations the document defines, in document order (anonymous operations are not listed). */
+            operationNames: string[];
+            /**
+             * Format: date-time
+             * @description When the document was first published.
+             */
+            publishedAt: string;
+        };
+        /** @description An application's trusted documents, oldest first. */
+        TrustedDocumentList: {
+            clientId: string;
+            data: components["schemas"]["TrustedDocument"][];
+        };
+        /** @description A manifest to publish. */
+        TrustedDocumentsPublish: {
+            /** @description The manifest graphql-codegen's client preset writes (`persisted-documents.json`): document hash → exact document text. */
+            documents: {
+                [key: string]: string;
+            };
+            /**
+             * @description When `true`, the application's documents the manifest does not hold are removed.
+             * @default false
+             */
+            replace: boolean;
+        };
+        /** @description The outcome of `publishTrustedDocuments`. */
+        TrustedDocumentsPublished: {
+            clientId: string;
+            /** @description Ids of the documents this request published. */
+            added: string[];
+            /** @description How many of the manifest's documents the application held already. */
+            unchanged: number;
+            /** @description Ids of the documents `replace` removed. */
+            removed: string[];
+            /** @description The application's trusted documents afterwards, oldest first. */
+            data: components["schemas"]["TrustedDocument"][];
         };
         /**
          * @default -approvedAt
@@ -4707,12 +4833,13 @@ export interface components {
             /**
              * @description Machine-readable problem code: `invalid_request`, `invalid_cursor` (400),
              *     `invalid_token` (401), `insufficient_scope` (403), `not_found` (404),
-             *     `precondition_failed` (412), `unsupported_media_type` (415), `precondition_required`
-             *     (428); on any path also `method_not_allowed` (405), `request_too_large` (413),
+             *     `precondition_failed` (412), `unsupported_media_type` (415), `invalid_trusted_documents`
+             *     (422), `precondition_required` (428); on any path also `method_not_allowed` (405), `request_too_large` (413),
              *     `server_error` (500) and `temporarily_unavailable` (503).
              *     409 codes, each described in the 409 response of the operations that use it:
              *     `mcp_connections_disabled`, `vendor_client_name_taken`, `managed_by_metadata_document`,
-             *     `application_not_confidential`, `application_not_metadata_document`, `slug_taken`,
+             *     `application_not_confidential`, `application_not_metadata_document`,
+             *     `application_is_service_client`, `slug_taken`,
              *     `code_taken`, `invalid_state_transition`, `course_has_enrollments`, `course_in_orders`,
              *     `section_not_empty`, `lecture_has_progress`, `lecturer_exists`, `lecturer_assigned`,
              *     `member_exists`, `last_owner`, `cannot_remove_self`, `owner_role_restricted`,
@@ -4800,6 +4927,42 @@ export interface components {
          *     * `application_not_metadata_document`: only `metadata_document` applications are reviewed.
          */
         OAuthApplicationConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The request conflicts with the current state:
+         *     * `mcp_connections_disabled`: the MCP connections beta is off for this site;
+         *     * `application_is_service_client`: a service client calls the admin API as itself and never the member API, so it has no trusted documents.
+         */
+        TrustedDocumentsConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `request_too_large`: the request body is larger than 6 MB. */
+        ManifestTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description `invalid_trusted_documents`: the manifest was refused and nothing was published. One `errors` entry per problem,
+         *     its `pointer` at the document's key under `/documents` (or `/documents` for the whole manifest): a hash that does
+         *     not match its text, a key that is no hash, a document that does not parse, that does not validate against the
+         *     member schema or exceeds the member API's limits, or a manifest past its bounds.
+         */
+        TrustedDocumentsRefused: {
             headers: {
                 [name: string]: unknown;
             };
@@ -5015,6 +5178,8 @@ export interface components {
         KindFilter: components["schemas"]["OAuthApplicationKind"];
         /** @description Only reviewed (`true`) or only unreviewed (`false`) applications. */
         ReviewedFilter: boolean;
+        /** @description The document's id, `sha256:<64 hex digits>` (or `sha1:<40 hex digits>`); the bare hex digits are accepted too. */
+        DocumentId: string;
         /** @description The course's `id`. */
         CourseId: number;
         /** @description The section's `id` (a section of the course in the path). */
@@ -5631,6 +5796,97 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["McpConnectionsDisabled"];
+        };
+    };
+    listTrustedDocuments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The application's `clientId`, percent-encoded as a path segment (a Client ID Metadata Document URL becomes `https%3A%2F%2F...`). */
+                clientId: components["parameters"]["ClientId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The application's trusted documents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustedDocumentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["TrustedDocumentsConflict"];
+        };
+    };
+    publishTrustedDocuments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The application's `clientId`, percent-encoded as a path segment (a Client ID Metadata Document URL becomes `https%3A%2F%2F...`). */
+                clientId: components["parameters"]["ClientId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrustedDocumentsPublish"];
+            };
+        };
+        responses: {
+            /** @description The manifest was published; the application's trusted documents afterwards. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustedDocumentsPublished"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["TrustedDocumentsConflict"];
+            413: components["responses"]["ManifestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["TrustedDocumentsRefused"];
+        };
+    };
+    deleteTrustedDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The application's `clientId`, percent-encoded as a path segment (a Client ID Metadata Document URL becomes `https%3A%2F%2F...`). */
+                clientId: components["parameters"]["ClientId"];
+                /** @description The document's id, `sha256:<64 hex digits>` (or `sha1:<40 hex digits>`); the bare hex digits are accepted too. */
+                documentId: components["parameters"]["DocumentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document was removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["TrustedDocumentsConflict"];
         };
     };
     listCourses: {

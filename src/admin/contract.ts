@@ -38,7 +38,12 @@ export interface OperationPolicy {
    * them over as strings, so the API converts these before the handler sees them (its types say `number`).
    */
   integerPathParameters: string[];
+  /** The largest request body read (`x-schoolgate-max-body-bytes`; 64 KB unless the operation says otherwise). */
+  maxBodyBytes: number;
 }
+
+/** The request body limit of an operation that names none: every admin resource fits in it. */
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 
 type JsonObject = Record<string, unknown>;
 
@@ -129,7 +134,10 @@ export function readOperationPolicies(document: JsonObject): Map<OperationId, Op
           return isObject(schema) && schema.type === 'integer';
         })
         .map((parameter) => parameter.name);
-      policies.set(operationId as OperationId, { operationId: operationId as OperationId, method, path, scope, feature, requestMediaTypes: content, headerParameters, integerPathParameters });
+      const maxBodyValue = operation['x-schoolgate-max-body-bytes'];
+      if (maxBodyValue !== undefined && !(Number.isSafeInteger(maxBodyValue) && (maxBodyValue as number) > 0)) throw new Error(`${where} has an x-schoolgate-max-body-bytes that is not a positive integer`);
+      const maxBodyBytes = maxBodyValue === undefined ? DEFAULT_MAX_BODY_BYTES : (maxBodyValue as number);
+      policies.set(operationId as OperationId, { operationId: operationId as OperationId, method, path, scope, feature, requestMediaTypes: content, headerParameters, integerPathParameters, maxBodyBytes });
     }
   }
   return policies;

@@ -3,6 +3,7 @@ import { registerAccountCommands } from './commands/accounts.js';
 import { registerClientCommands } from './commands/clients.js';
 import { registerContractTestCommand } from './commands/contract-test.js';
 import { registerDeprecationCommands } from './commands/deprecations.js';
+import { registerDocumentCommands } from './commands/documents.js';
 import { registerHousekeepingCommands } from './commands/housekeeping.js';
 import { registerImportCommand } from './commands/import.js';
 import { registerKeyCommands } from './commands/keys.js';
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerHousekeepingCommands(program, run);
   registerContractTestCommand(program, run);
   registerDeprecationCommands(program, run);
+  registerDocumentCommands(program, run);
   registerUsageCommands(program, run);
   return program;
 }

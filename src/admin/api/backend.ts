@@ -197,8 +197,10 @@ export function adminApi(services: Services): Middleware<SiteState> {
   return async (ctx) => {
     const call: AdminCall = { ctx, bodyState: { kind: 'none' } };
     try {
-      call.bodyState = await readRequestBody(ctx);
       await ready;
+      // The matched operation's body limit (a trusted-documents manifest may be megabytes); unknown paths read 64 KB.
+      const matched = api.router.matchOperation({ method: ctx.method, path: ctx.path, headers: {} });
+      call.bodyState = await readRequestBody(ctx, matched?.operationId === undefined ? undefined : policies.get(matched.operationId as OperationId)?.maxBodyBytes);
       const response = (await api.handleRequest(
         {
           method: ctx.method,

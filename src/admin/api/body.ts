@@ -13,22 +13,22 @@ export type RequestBodyState =
   | { kind: 'json'; mediaType: string; value: unknown }
   | { kind: 'unsupported'; mediaType: string }
   | { kind: 'malformed'; mediaType: string; message: string }
-  | { kind: 'too_large' };
+  | { kind: 'too_large'; limit: number };
 
 const JSON_MEDIA_TYPES = ['application/json', 'application/merge-patch+json'];
-const MAX_BODY = '64kb';
 
 function hasBody(ctx: ParameterizedContext): boolean {
   const length = ctx.request.length;
   return ctx.get('transfer-encoding') !== '' || (length !== undefined && length > 0);
 }
 
-export async function readRequestBody(ctx: ParameterizedContext): Promise<RequestBodyState> {
+/** Reads at most `limit` bytes: the matched operation's limit (`x-schoolgate-max-body-bytes`), 64 KB otherwise. */
+export async function readRequestBody(ctx: ParameterizedContext, limit = DEFAULT_BODY_LIMIT): Promise<RequestBodyState> {
   if (!hasBody(ctx)) return { kind: 'none' };
   const mediaType = (ctx.request.type || '').toLowerCase();
   if (!JSON_MEDIA_TYPES.includes(mediaType)) return { kind: 'unsupported', mediaType };
-  const read = await readBodyBytes(ctx.req, { limit: DEFAULT_BODY_LIMIT, decodeContentEncoding: true });
-  if (read.kind === 'too_large') return { kind: 'too_large' };
+  const read = await readBodyBytes(ctx.req, { limit, decodeContentEncoding: true });
+  if (read.kind === 'too_large') return { kind: 'too_large', limit };
   if (read.kind === 'unsupported_encoding') return { kind: 'malformed', mediaType, message: `Unsupported Content-Encoding: ${read.encoding}` };
   if (read.kind === 'undecodable') return { kind: 'malformed', mediaType, message: read.message };
   const text = bodyText(read.bytes);
@@ -38,11 +38,15 @@ export async function readRequestBody(ctx: ParameterizedContext): Promise<Reques
   return { kind: 'json', mediaType, value: parsed.value };
 }
 
+function sizeText(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : `${Math.round(bytes / 1024)}kb`;
+}
+
 /** The parsed body the operation may see, or the problem the request's body is for this operation. */
 export function acceptedBody(state: RequestBodyState, mediaTypes: readonly string[], method: string): unknown {
   if (state.kind === 'none') return undefined;
   if (mediaTypes.length === 0) throw new InvalidRequestProblem('This operation takes no request body.', [{ pointer: '', message: 'must be empty' }]);
-  if (state.kind === 'too_large') throw new AdminProblem(413, 'request_too_large', `The request body is larger than ${MAX_BODY}.`);
+  if (state.kind === 'too_large') throw new AdminProblem(413, 'request_too_large', `The request body is larger than ${sizeText(state.limit)}.`);
   // A non-JSON body in a media type the operation declares (the bytes of a storage upload) is left unread here: the
   // operation's handler streams it from ctx.req itself, with its own size limit, after authentication and routing.
   if (state.kind === 'unsupported' && mediaTypes.includes(state.mediaType)) return undefined;

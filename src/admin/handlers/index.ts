@@ -12,6 +12,9 @@ import { revokeMemberConnectedApp } from './connected-apps/revoke-member-connect
 import { rotateOAuthApplicationSecret } from './oauth-applications/rotate-oauth-application-secret.js';
 import { revokeOAuthApplicationTokens } from './oauth-applications/revoke-oauth-application-tokens.js';
 import { updateOAuthApplication } from './oauth-applications/update-oauth-application.js';
+import { deleteTrustedDocument } from './trusted-documents/delete-trusted-document.js';
+import { listTrustedDocuments } from './trusted-documents/list-trusted-documents.js';
+import { publishTrustedDocuments } from './trusted-documents/publish-trusted-documents.js';
 import { getSchool } from './school/get-school.js';
 import { updateSchool } from './school/update-school.js';
 
@@ -154,6 +157,9 @@ export const ADMIN_HANDLERS: AdminHandlers = {
   listOAuthApplicationGrants,
   listMemberConnectedApps,
   revokeMemberConnectedApp,
+  listTrustedDocuments,
+  publishTrustedDocuments,
+  deleteTrustedDocument,
 
   // ---- handlers: area courses ----
   listCourses,

@@ -15,6 +15,7 @@ function siteJson(site: Site, hosts: string[]) {
     mcpConnectionsEnabled: site.mcpConnectionsEnabled,
     openRegistration: site.openRegistration,
     metadataDocumentHosts: hosts,
+    trustedDocumentsRequiredFor: site.trustedDocumentsRequiredFor,
     createdAt: site.createdAt.toISOString(),
     updatedAt: site.updatedAt.toISOString(),
   };
@@ -26,6 +27,7 @@ function describe(site: Site, hosts: string[]): string {
     `  timezone ${site.timezone}, currency ${site.defaultCurrency}`,
     `  MCP connections beta: ${site.mcpConnectionsEnabled ? 'on' : 'off'}; open registration: ${site.openRegistration ? 'on' : 'off'}`,
     `  metadata-document hosts: ${hosts.length > 0 ? hosts.join(', ') : '(none)'}`,
+    `  trusted documents required for: ${site.trustedDocumentsRequiredFor.length > 0 ? site.trustedDocumentsRequiredFor.join(', ') : '(no client kind)'}`,
   ].join('\n');
 }
 
@@ -40,6 +42,7 @@ interface SiteOptions {
   mcpConnections?: string;
   openRegistration?: string;
   metadataHosts?: string;
+  trustedDocumentsRequiredFor?: string;
 }
 
 function settingsFrom(options: SiteOptions): SiteSettings {
@@ -50,6 +53,14 @@ function settingsFrom(options: SiteOptions): SiteSettings {
     contactEmail: options.contactEmail,
     mcpConnectionsEnabled: options.mcpConnections === undefined ? undefined : parseSwitch(options.mcpConnections),
     openRegistration: options.openRegistration === undefined ? undefined : parseSwitch(options.openRegistration),
+    // Checked by updateSite (an unknown kind is refused with the known ones named); "" clears the list.
+    trustedDocumentsRequiredFor:
+      options.trustedDocumentsRequiredFor === undefined
+        ? undefined
+        : options.trustedDocumentsRequiredFor
+            .split(',')
+            .map((kind) => kind.trim())
+            .filter((kind) => kind !== '') as SiteSettings['trustedDocumentsRequiredFor'],
   };
 }
 
@@ -105,6 +116,10 @@ export function registerSiteCommands(program: Command, run: Runner): void {
     .option('--mcp-connections <on|off>', 'MCP connections beta')
     .option('--open-registration <on|off>', 'accept Client ID Metadata Documents from any host')
     .option('--metadata-hosts <hosts>', 'comma-separated allowlist of Client ID Metadata Document hosts (replaces the list; "" clears it)')
+    .option(
+      '--trusted-documents-required-for <kinds>',
+      'comma-separated client kinds (vendor_platform, metadata_document, operator_created) that may send their trusted documents only (replaces the list; "" clears it)',
+    )
     .action(
       run(async (options: SiteOptions): Promise<CommandResult> => {
         const [{ requireSiteByOrigin, updateSite }, { metadataDocumentHosts, setMetadataDocumentHosts }] = await Promise.all([

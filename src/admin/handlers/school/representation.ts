@@ -1,7 +1,8 @@
 import type { components } from '../../../../generated/admin-api.js';
-import type { Site } from '../../../sites/sites.js';
+import { TRUSTED_DOCUMENT_CLIENT_KINDS, type Site } from '../../../sites/sites.js';
 
 export type School = components['schemas']['School'];
+type TrustedDocumentClientKind = components['schemas']['TrustedDocumentClientKind'];
 
 export function schoolRepresentation(site: Site): School {
   return {
@@ -13,6 +14,7 @@ export function schoolRepresentation(site: Site): School {
     timezone: site.timezone,
     defaultCurrency: site.defaultCurrency,
     contactEmail: site.contactEmail,
+    trustedDocumentsRequiredFor: TRUSTED_DOCUMENT_CLIENT_KINDS.filter((kind): kind is TrustedDocumentClientKind => site.trustedDocumentsRequiredFor.includes(kind)),
     createdAt: site.createdAt.toISOString(),
     updatedAt: site.updatedAt.toISOString(),
   };

@@ -29,6 +29,8 @@ export const updateSchool: AdminHandler<'updateSchool'> = async ({ db, site, hea
     else settings.defaultCurrency = body.defaultCurrency;
   }
   if (body.contactEmail !== undefined) settings.contactEmail = body.contactEmail;
+  // The contract's enum and uniqueItems checked the kinds; the stored order is the canonical one.
+  if (body.trustedDocumentsRequiredFor !== undefined) settings.trustedDocumentsRequiredFor = body.trustedDocumentsRequiredFor;
   if (problems.length > 0) throw new ValidationError('The school settings are not valid.', problems);
   if (Object.keys(settings).length === 0) {
     const current = await getSite(db, site.id);
