@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Variant } from '../src/config/config.js';
+import { schemaChanges } from '../src/contract/diff/json-schema-changes.js';
 import type { DiffReport } from '../src/contract/diff/report.js';
 import { currentMcpTools, mcpToolsText, type McpToolsFile, type PublishedTool } from '../src/contract/mcp-tools/published-tools.js';
 import { projectPath } from '../src/shared/paths.js';
@@ -218,6 +219,42 @@ describe('contract:diff and the changelog of the MCP tools', function () {
     expect(mcp).to.include('#### Added\n\n- `list_my_courses.input.status`: New optional property `list_my_courses.input.status`.');
     expect(mcp).to.include('#### Removed\n\n- **Breaking:** `search_courses`: The tool `search_courses` was removed.');
     expect(mcp).to.not.include('description');
+  });
+});
+
+describe('the JSON Schema comparison of tool inputs and outputs', () => {
+  const object = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: 'object', properties, ...extra });
+  const rated = (before: Record<string, unknown>, after: Record<string, unknown>, side: 'input' | 'output') =>
+    schemaChanges(before, after, side, `tool.${side}`).map((change) => `${change.severity} ${change.kind} ${change.where}`);
+
+  it('an enum value taken away breaks callers; a new output enum value is for a reviewer; a new input value is safe', () => {
+    const before = object({ state: { type: 'string', enum: ['a', 'b'] } });
+    const fewer = object({ state: { type: 'string', enum: ['a'] } });
+    const more = object({ state: { type: 'string', enum: ['a', 'b', 'c'] } });
+    expect(rated(before, fewer, 'input')).to.deep.equal(['breaking INPUT_ENUM_CHANGED tool.input.state']);
+    expect(rated(before, more, 'input')).to.deep.equal(['safe INPUT_ENUM_CHANGED tool.input.state']);
+    expect(rated(before, more, 'output')).to.deep.equal(['dangerous OUTPUT_ENUM_CHANGED tool.output.state']);
+    expect(rated(before, fewer, 'output')).to.deep.equal(['safe OUTPUT_ENUM_CHANGED tool.output.state']);
+  });
+
+  it('an input that may now be null is safe; an input that no longer may be is breaking', () => {
+    const plain = object({ q: { type: 'string' } });
+    const nullable = object({ q: { anyOf: [{ type: 'string' }, { type: 'null' }] } });
+    expect(rated(plain, nullable, 'input')).to.deep.equal(['safe INPUT_TYPE_CHANGED tool.input.q']);
+    expect(rated(nullable, plain, 'input')).to.deep.equal(['breaking INPUT_TYPE_CHANGED tool.input.q']);
+  });
+
+  it('refusing unknown input properties breaks callers that send them; nested properties keep their path', () => {
+    expect(rated(object({}), object({}, { additionalProperties: false }), 'input')).to.deep.equal(['breaking INPUT_ADDITIONAL_PROPERTIES_CHANGED tool.input']);
+    const nested = (required: string[]) => object({ filter: object({ from: { type: 'string' } }, { required }) });
+    expect(rated(nested([]), nested(['from']), 'input')).to.deep.equal(['breaking INPUT_PROPERTY_REQUIRED tool.input.filter.from']);
+    expect(rated(nested(['from']), nested([]), 'output')).to.deep.equal(['breaking OUTPUT_PROPERTY_OPTIONAL tool.output.filter.from']);
+  });
+
+  it('a schema change this comparison does not read (a union) is one row for a reviewer', () => {
+    const before = object({ when: { oneOf: [{ type: 'string' }, { type: 'integer' }] } });
+    const after = object({ when: { oneOf: [{ type: 'string' }] } });
+    expect(rated(before, after, 'input')).to.deep.equal(['dangerous INPUT_SCHEMA_CHANGED tool.input.when']);
   });
 });
 

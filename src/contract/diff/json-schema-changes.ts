@@ -233,8 +233,10 @@ class Comparison {
     const open = (value: unknown) => value === undefined || value === true;
     const narrowed = open(before) && !open(after);
     const widened = !open(before) && open(after);
-    const shown = (value: unknown) => (open(value) ? 'any other property' : value === false ? 'no other property' : `other properties of shape ${json(value)}`);
-    this.add('ADDITIONAL_PROPERTIES_CHANGED', where, this.narrowing(narrowed || (!widened && !narrowed), widened || (!widened && !narrowed)), `\`${where}\` allowed ${shown(before)} and now allows ${shown(after)}.`);
+    // A shape traded for false (or the reverse) may both refuse old values and allow new ones.
+    const both = !narrowed && !widened;
+    const shown = (value: unknown) => (open(value) ? 'any other property' : value === false ? 'no other property' : `other properties of shape ${code(value)}`);
+    this.add('ADDITIONAL_PROPERTIES_CHANGED', where, this.narrowing(narrowed || both, widened || both), `\`${where}\` allowed ${shown(before)} and now allows ${shown(after)}.`);
   }
 }
 
