@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { DiffReport } from '../src/contract/diff/report.js';
+import type { DiffReport, JsonDiffReport } from '../src/contract/diff/report.js';
 import { projectPath } from '../src/shared/paths.js';
 import { changeById, ContractRepo } from './support/contract-repo.js';
 
@@ -69,8 +69,13 @@ describe('contract:diff', function () {
     edit('openapi/admin.yaml', /( {4}Limit:\n {6}name: limit\n {6}in: query\n {6}required: )false/, '$1true');
     const { status, report: found } = report('HEAD');
     expect(status).to.equal(1);
-    const required = found.changes.filter((candidate) => candidate.severity === 'breaking' && candidate.where === 'GET /oauth-applications');
-    expect(required, JSON.stringify(found.changes, null, 2)).to.have.length.greaterThan(0);
+    // One row for the one edit of the shared parameter, naming every operation that takes it.
+    expect(found.changes, JSON.stringify(found.changes, null, 2)).to.have.length(1);
+    const required = change(found, 'openapi:add:/components/parameters/Limit/required');
+    expect(required).to.include({ severity: 'breaking', where: 'Limit' });
+    expect(required.message).to.include('The parameter `Limit` is now required.').and.include('`GET /oauth-applications`').and.include('`GET /courses`');
+    expect(required.elements).to.deep.include({ api: 'admin', name: 'listOAuthApplications' });
+    expect(required.elements).to.deep.include({ api: 'admin', name: 'listCourses' });
   });
 
   it('dropping a scope from the OAuth scheme and changing an operation scope are breaking, with the scopes named', () => {
@@ -81,9 +86,12 @@ describe('contract:diff', function () {
     const dropped = change(found, 'openapi:remove:/components/securitySchemes/oauth2/flows/authorizationCode/scopes/forms:read');
     expect(dropped.severity).to.equal('breaking');
     expect(dropped.message).to.include('forms:read');
-    const scope = found.changes.find((candidate) => candidate.where === 'GET /school' && candidate.id.includes('/security/'));
-    expect(scope?.severity).to.equal('breaking');
-    expect(scope?.message).to.include('`school:read`').and.include('`school:write`');
+    // The security requirement and the scope are named, not numbered.
+    const scope = change(found, 'openapi:replace:/paths/~1school/get/security[oauth2]/oauth2[school:read]');
+    expect(scope).to.include({ severity: 'breaking', where: 'GET /school' });
+    expect(scope.message).to.include('`school:read`').and.include('`school:write`');
+    expect(scope.elements).to.deep.equal([{ api: 'admin', name: 'getSchool' }]);
+    expect(dropped.elements).to.deep.include({ api: 'admin', name: 'listForms' });
   });
 
   it('removing an operation is breaking; a new GraphQL field is safe', () => {
@@ -114,6 +122,67 @@ describe('contract:diff', function () {
     expect(unreasoned.stderr).to.include('needs a `reason`');
   });
 
+  it('removing one OpenAPI property is one row: the property, its required entry and every operation that returns it', () => {
+    edit('openapi/admin.yaml', /\n {8}reviewed:\n {10}type: boolean\n {10}readOnly: true\n {10}description: Always[^\n]*/, '');
+    edit('openapi/admin.yaml', /(\n {4}OAuthApplication:\n[\s\S]*?required: \[[^\]]*?), reviewed/, '$1');
+    const { status, report: found } = report('HEAD');
+    expect(status).to.equal(1);
+    expect(found.changes.map((candidate) => candidate.id)).to.deep.equal(['openapi:remove:/components/schemas/OAuthApplication/properties/reviewed']);
+    const [removed] = found.changes;
+    expect(removed).to.include({ severity: 'breaking', where: 'OAuthApplication.reviewed' });
+    expect(removed?.message).to.include('Removed required property `reviewed` of `OAuthApplication`.').and.include('`GET /oauth-applications`').and.include('`POST /oauth-applications/{clientId}/review`');
+    expect(removed?.elements?.map((element) => element.name)).to.include.members(['listOAuthApplications', 'getOAuthApplication', 'reviewOAuthApplication']);
+    expect(removed?.elements?.every((element) => element.api === 'admin')).to.equal(true);
+  });
+
+  it('ids name array members by value, so an unrelated addition does not change any existing row id', () => {
+    const kinds = /(\n {4}OAuthApplicationKind:\n[\s\S]*?enum: \[)operator_created, /;
+    edit('openapi/admin.yaml', kinds, '$1operator_created, school_managed, ');
+    const alone = report('HEAD').report.changes.map((candidate) => candidate.id);
+    expect(alone).to.include('openapi:add:/components/schemas/OAuthApplicationKind/enum[school_managed]');
+    expect(alone.join(' ')).not.to.match(/\/\d+(\/|$)/);
+    // An unrelated property first in the schema and a value before the new one shift every array position.
+    edit('openapi/admin.yaml', /(\n {4}OAuthApplication:\n[\s\S]*?required: \[)/, '$1aaaFirst, ');
+    edit('openapi/admin.yaml', /(\n {4}OAuthApplication:\n[\s\S]*?\n {6}properties:\n)/, '$1        aaaFirst:\n          type: string\n');
+    edit('openapi/admin.yaml', kinds, '$1aaa_first, operator_created, ');
+    const together = report('HEAD').report.changes.map((candidate) => candidate.id);
+    expect(together).to.include.members(alone);
+    expect(together).to.include('openapi:add:/components/schemas/OAuthApplication/properties/aaaFirst');
+  });
+
+  it('a GraphQL row names the usage coordinates it touches: a field, an argument, an enum value', () => {
+    removeCourseSlug();
+    edit('schema/viewer.graphql', /(\n {2}enrolledCourses\(\n[\s\S]*?)\n {4}"{3}\n {4}Opaque cursor from `pageInfo\.startCursor`[^\n]*\n {4}"{3}\n {4}before: String/, '$1');
+    edit('schema/courses.graphql', /\n {2}"{3}\n {2}The viewer has not opened the lecture\.\n {2}"{3}\n {2}unread/, '');
+    const { report: found } = report('HEAD');
+    expect(change(found, 'graphql:FIELD_REMOVED:Course.slug').elements).to.deep.equal([{ api: 'graphql', name: 'Course.slug' }]);
+    expect(change(found, 'graphql:FIELD_ARGUMENT_REMOVED:Viewer.enrolledCourses.before').elements).to.deep.equal([{ api: 'graphql', name: 'Viewer.enrolledCourses(before:)' }]);
+    expect(change(found, 'graphql:ENUM_VALUE_REMOVED:LectureState.unread').elements).to.deep.equal([{ api: 'graphql', name: 'LectureState.unread' }]);
+  });
+
+  it('--format json gives the run and every change a verdict; --json is the same; an unknown format is a usage error', () => {
+    removeCourseSlug();
+    fs.writeFileSync(path.join(repo(), '.ci', 'contract-allowlist.yaml'), 'allow:\n  - change: graphql:FIELD_REMOVED:Course.slug\n    reason: no client reads it\n');
+    edit('schema/courses.graphql', /(\n {2}title: String!\n)/, '$1  "Gone soon."\n  subtitle: String\n');
+    const json = run('HEAD', '--format', 'json');
+    expect(json.status).to.equal(0);
+    const document = JSON.parse(json.stdout) as JsonDiffReport;
+    expect(document.verdict).to.equal('pass');
+    expect(change(document as unknown as DiffReport, 'graphql:FIELD_REMOVED:Course.slug')).to.include({ verdict: 'allowed', severity: 'breaking', where: 'Course.slug' });
+    expect(document.changes.find((candidate) => candidate.id === 'graphql:FIELD_ADDED:Course.subtitle')?.verdict).to.equal('pass');
+    expect(run('HEAD', '--json').stdout).to.equal(json.stdout);
+
+    fs.writeFileSync(path.join(repo(), '.ci', 'contract-allowlist.yaml'), 'allow: []\n');
+    const failing = JSON.parse(run('HEAD', '--format', 'json').stdout) as JsonDiffReport;
+    expect(failing.verdict).to.equal('fail');
+    expect(failing.changes.find((candidate) => candidate.id === 'graphql:FIELD_REMOVED:Course.slug')?.verdict).to.equal('fail');
+
+    const unknown = run('HEAD', '--format', 'yaml');
+    expect(unknown.status).to.equal(2);
+    expect(unknown.stderr).to.include('--format yaml is not a format: markdown or json');
+    expect(run('HEAD', '--format', 'markdown', '--json').status).to.equal(2);
+  });
+
   it('prints a Markdown report for a pull-request comment', () => {
     removeCourseSlug();
     const result = run('HEAD');
@@ -121,7 +190,11 @@ describe('contract:diff', function () {
     expect(result.stdout).to.match(/^## Contract diff: HEAD \([0-9a-f]{12}\) → working tree/);
     expect(result.stdout).to.include('**1 breaking change not on the allowlist.**');
     expect(result.stdout).to.include('#### Breaking (1)');
-    expect(result.stdout).to.include('| `Course.slug` |');
+    expect(result.stdout).to.include('| `Course.slug` | **Fails.** ');
+    expect(result.stdout).to.include('| API | Breaking | Allowed | Dangerous | Deprecated | Safe |\n| --- | ---: | ---: | ---: | ---: | ---: |\n| Member GraphQL API (schema/) | 1 | 0 | 0 | 0 | 0 |');
+    expect(result.stdout).to.include('<details open><summary><strong>Member GraphQL API (schema/)</strong>: 1 change</summary>');
+    expect(result.stdout).to.include('</details>');
+    expect(run('HEAD', '--format', 'markdown').stdout).to.equal(result.stdout);
   });
 
   it('an unknown base revision is a usage error (exit 2)', () => {

@@ -5,16 +5,18 @@ import { parseArgs } from 'node:util';
 import { resolveToday } from '../diff/clock.js';
 import { contractChanges } from '../diff/collect.js';
 import { readRevision, readWorkingTree, UsageError } from '../diff/sources.js';
+import { defaultFromRef } from './default-range.js';
 import { insertSection } from './file.js';
 import { changelogSection } from './section.js';
 
 /**
- * `npm run changelog -- FROM_REF [TO_REF] [--today YYYY-MM-DD] [--stdout] [--file FILE] [--repo DIR]`
- * (docs/versioning.md): the contract changes from FROM_REF to TO_REF (default: the working tree), as the section of
- * CHANGELOG.md clients read, headed with package.json's version and the date. Exit 0: written; 2: usage error.
+ * `npm run changelog -- [FROM_REF [TO_REF]] [--today YYYY-MM-DD] [--stdout] [--file FILE] [--repo DIR]`
+ * (docs/versioning.md): the contract changes from FROM_REF (default: where the release in progress starts,
+ * default-range.ts) to TO_REF (default: the working tree), as the section of CHANGELOG.md clients read, headed with
+ * package.json's version and the date. Exit 0: written; 2: usage error.
  */
 
-const USAGE = 'usage: npm run changelog -- FROM_REF [TO_REF] [--today YYYY-MM-DD] [--stdout] [--file FILE] [--repo DIR]';
+const USAGE = 'usage: npm run changelog -- [FROM_REF [TO_REF]] [--today YYYY-MM-DD] [--stdout] [--file FILE] [--repo DIR]';
 
 /** package.json's version on the TO side; null when there is none (the heading then names the range). */
 function versionAt(repo: string, ref: string | undefined): string | null {
@@ -36,13 +38,14 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const { values, positionals } = parsed;
-  const [fromRef, toRef] = positionals;
-  if (fromRef === undefined || positionals.length > 2) {
+  if (positionals.length > 2) {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
   const repo = path.resolve(values.repo ?? process.cwd());
   try {
+    const fromRef = positionals[0] ?? defaultFromRef(repo, values.file ?? 'CHANGELOG.md');
+    const toRef = positionals[1];
     const today = resolveToday(values.today);
     const base = readRevision(repo, fromRef);
     const head = toRef === undefined ? readWorkingTree(repo) : readRevision(repo, toRef);

@@ -5,6 +5,7 @@ import type { Deprecation } from '../../deprecations/deprecation.js';
 import { coordinateOfInspectorPath, graphqlDeprecations, resolvesCoordinate } from '../../deprecations/graphql-deprecations.js';
 import type { ContractChange, Severity } from './changes.js';
 import { deprecationChanges, removalVerdict } from './deprecation-policy.js';
+import { graphqlElements } from './graphql-elements.js';
 import { VARIANT_NAMES } from '../../variant.js';
 import { schemaOf } from './schemas.js';
 import type { ContractSources } from './sources.js';
@@ -94,6 +95,11 @@ export async function graphqlChanges(base: ContractSources, head: ContractSource
       if (known) known.variants?.push(variant);
       else byId.set(change.id, { ...change, variants: [variant] });
     }
+  }
+  for (const change of byId.values()) {
+    const [, kind = ''] = change.id.split(':');
+    const elements = graphqlElements(kind, change.where);
+    if (elements.length > 0) change.elements = elements;
   }
   return [...byId.values()];
 }
