@@ -17,8 +17,9 @@ import { mcpComparisons } from './mcp.bench.js';
 import { memoryBench } from './memory.js';
 import { oauthComparisons } from './oauth.bench.js';
 import { syllabusComparisons } from './syllabus.bench.js';
+import { trustedDocumentComparisons } from './trusted-documents.bench.js';
 
-const MODULES: Array<(context: BenchContext) => Promise<Parameters<typeof compare>[0][]>> = [oauthComparisons, syllabusComparisons, mcpComparisons];
+const MODULES: Array<(context: BenchContext) => Promise<Parameters<typeof compare>[0][]>> = [oauthComparisons, syllabusComparisons, mcpComparisons, trustedDocumentComparisons];
 const kinds: DatabaseKind[] = process.env.BENCH_DATABASE === 'mysql' || process.env.BENCH_DATABASE === 'sqlite' ? [process.env.BENCH_DATABASE] : ['mysql', 'sqlite'];
 const variant = process.env.SCHOOLGATE_VARIANT === 'B' ? 'B' : 'A';
 const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : null;
