@@ -1346,9 +1346,8 @@ export interface paths {
          *     may be removed) and its replacement, and how often each OAuth client of the site used it over the last
          *     `days` days (UTC days, today included). A use is one call by an authenticated client: a member API request
          *     that selects a deprecated field, passes a deprecated argument or gives a deprecated input field or enum
-         *     value, or a call of a deprecated admin operation. Elements no longer deprecated are listed while uses
-         *     recorded before remain in the window, with `sunset` and `replacement` null. Counts are kept for the days the
-         *     instance's usage retention says (90 unless configured otherwise); a longer window is refused.
+         *     value, or a call of a deprecated admin operation. Counts are kept for the days the instance's usage retention
+         *     says (90 unless configured otherwise); a longer window is refused.
          */
         get: operations["getDeprecationUsage"];
         put?: never;

@@ -25,6 +25,7 @@ export interface PruneReport {
   deleted: Record<PruneTarget, number>;
   total: number;
   retentionDays: number;
+  usageRetentionDays: number;
   batchSize: number;
   dryRun: boolean;
   startedAt: string;
@@ -58,6 +59,7 @@ export async function prune(db: Database, options: PruneOptions = {}): Promise<P
     deleted,
     total: Object.values(deleted).reduce((sum, count) => sum + count, 0),
     retentionDays,
+    usageRetentionDays,
     batchSize,
     dryRun: options.dryRun ?? false,
     startedAt: now.toISOString(),

@@ -34,15 +34,16 @@ export function registerHousekeepingCommands(program: Command, run: Runner): voi
       run(async (options: PruneCommandOptions): Promise<CommandResult> => {
         const retentionDays = options.retentionDays === undefined ? loadConfig().prune.retentionDays : parseWholeNumber(options.retentionDays, '--retention-days', 0);
         const batchSize = parseWholeNumber(options.batchSize, '--batch-size', 1);
+        const { usageRetentionDays } = loadConfig();
         // The lease (and with it the database layer) loads only when a prune runs.
         const { pruneUnderLease } = await import('../../housekeeping/run-prune.js');
         return withDatabase(async (db) => {
           if (options.dryRun) {
-            const report = await prune(db, { retentionDays, batchSize, dryRun: true });
+            const report = await prune(db, { retentionDays, usageRetentionDays, batchSize, dryRun: true });
             return { text: formatReport(report), data: report };
           }
           // The same lease as the servers' job: never two prunes at once, whoever started them.
-          const outcome = await pruneUnderLease(db, { retentionDays, batchSize });
+          const outcome = await pruneUnderLease(db, { retentionDays, usageRetentionDays, batchSize });
           if (!outcome.ran) {
             const until = outcome.lease?.leaseExpiresAt.toISOString() ?? 'unknown';
             throw new CliError(`another prune is running (${outcome.lease?.holder ?? 'unknown holder'}, lease until ${until}); try again later`, 'prune_running');
