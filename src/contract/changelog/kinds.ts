@@ -23,6 +23,8 @@ export function changelogKind(change: ContractChange): ChangelogKind | null {
   const kind = kindOfId(change);
   if (kind === 'DEPRECATED' || kind === 'deprecated') return 'deprecated';
   if (kind === 'SCOPE_CHANGED' || (change.api === 'openapi' && (change.id.includes('/security') || change.id.includes('/scopes/')))) return 'scopes';
+  // A `required` entry of its own (openapi-rows.ts) makes an existing property required or optional: a change, not an addition.
+  if (change.api === 'openapi' && /\/required\[[^\]]*\]$/.test(change.id)) return 'changed';
   if (kind.endsWith('_ADDED') || kind === 'add') return 'added';
   if (kind.endsWith('_REMOVED') || kind === 'remove') return kind === 'DEPRECATION_REMOVED' ? 'changed' : 'removed';
   return 'changed';
