@@ -24,7 +24,8 @@ const CHANGELOG = projectPath('src', 'contract', 'changelog', 'main.ts');
 const TOOLS_FILE = path.join('generated', 'mcp-tools.json');
 
 describe('contract:diff and the changelog of the MCP tools', function () {
-  this.timeout(60_000);
+  // Each test runs the diff as a process, some twice: generous on a busy machine.
+  this.timeout(300_000);
   let scratch: ContractRepo;
 
   beforeEach(() => {
