@@ -38,6 +38,7 @@ fieldset{border:1px solid #d9dee3;border-radius:6px;margin:1rem 0;padding:.5rem 
 .ok{background:#e6f4ea;border:1px solid #b7dfc0;padding:.6rem .8rem;border-radius:4px}
 button.danger{background:#b42318;border-color:#b42318}
 dl.facts dt{font-weight:600;margin-top:.6rem}dl.facts dd{margin:0}
+ul.clients{margin:0;padding-left:1.1rem}
 </style>`;
 
 export interface AdminChrome {
