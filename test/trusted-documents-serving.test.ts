@@ -239,6 +239,12 @@ describeEachDatabase('member GraphQL: sending a registered (trusted) document by
     expect(badGet.body.errors?.[0]?.message).to.contain('variables');
   });
 
+  it('reads a null documentId as none: the text runs', async () => {
+    const answer = await post(operator.token, { documentId: null, query: '{ viewer { id } }' });
+    expect(answer.body.errors).to.equal(undefined);
+    expect(answer.body.data?.viewer).to.have.property('id');
+  });
+
   it('runs the text of a matching but unregistered id as a text request (the retry of an Apollo client)', async () => {
     const text = '{ viewer { id } }';
     const hash = createHash('sha256').update(text).digest('hex');

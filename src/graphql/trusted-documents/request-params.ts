@@ -101,11 +101,13 @@ export function parseTrustedDocumentParams(req: Request<unknown, unknown>): Requ
   if (raw === undefined || isResponse(raw)) return raw;
   const apollo = apolloDocumentId(raw.extensions);
   if (typeof apollo !== 'string' && apollo !== null) return apollo;
-  if (raw.documentId === undefined && apollo === null) return undefined;
+  // A null documentId is an absent one, as graphql-http reads a null query.
+  const sentId = raw.documentId ?? null;
+  if (sentId === null && apollo === null) return undefined;
 
   let documentId = apollo;
-  if (raw.documentId !== undefined) {
-    const normalized = typeof raw.documentId === 'string' ? normalizeDocumentId(raw.documentId) : null;
+  if (sentId !== null) {
+    const normalized = typeof sentId === 'string' ? normalizeDocumentId(sentId) : null;
     if (normalized === null) return refused('INVALID_DOCUMENT_ID', `documentId must be ${ID_FORMS}`);
     if (apollo !== null && apollo !== normalized) return refused('DOCUMENT_ID_MISMATCH', 'documentId and extensions.persistedQuery.sha256Hash name different documents');
     documentId = normalized;
