@@ -55,11 +55,12 @@ export function adminUsageRoutes(services: Services): Router<SiteState> {
       }
       const filter: UsageFilter = { ...(api === undefined ? {} : { api }), ...(values.element === '' ? {} : { prefix: values.element }) };
       const window = usageWindow(days);
-      const cursor = queryValue(query.after);
+      let cursor = queryValue(query.after);
       const list = (from: string | undefined): Promise<UsagePage> => elementUsagePage(db, page.site.id, window, filter, { limit: PAGE_SIZE, ...(from === undefined ? {} : { cursor: from }) });
       const found = await list(cursor === '' ? undefined : cursor).catch((error: unknown) => {
         // A stale or mangled "Next page" link starts again from the first page.
         if (!(error instanceof ValidationError && error.code === 'invalid_cursor')) throw error;
+        cursor = '';
         return list(undefined);
       });
       sendAdminHtml(
