@@ -66,6 +66,9 @@ describe('admin API contract (openapi/admin.yaml)', () => {
       'revokeOAuthApplicationTokens',
       'reviewOAuthApplication',
       'listOAuthApplicationGrants',
+      'listTrustedDocuments',
+      'publishTrustedDocuments',
+      'deleteTrustedDocument',
     ]);
   });
 

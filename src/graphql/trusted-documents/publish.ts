@@ -14,7 +14,7 @@ import {
 } from '../../data/trusted-documents.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldProblem } from '../../shared/errors.js';
 import type { VariantProfile } from '../../variant.js';
-import { readManifest } from './manifest.js';
+import { pointerTo, readManifest } from './manifest.js';
 import { checkDocument, validationSchemaFor } from './validation.js';
 
 /**
@@ -70,7 +70,7 @@ export function checkedManifest(variant: VariantProfile, manifest: unknown): New
       continue;
     }
     const named = check.operationNames.length > 0 ? `operation ${check.operationNames.join(', ')}` : 'anonymous operation';
-    for (const error of check.errors) problems.push({ pointer: `/${entry.key}`, message: `${entry.documentId} (${named}): ${error}` });
+    for (const error of check.errors) problems.push({ pointer: pointerTo(entry.key), message: `${entry.documentId} (${named}): ${error}` });
   }
   if (problems.length > 0) throw new TrustedDocumentsRefusedError(problems);
   return documents;
