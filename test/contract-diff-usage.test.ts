@@ -14,6 +14,7 @@ import { useAdminApi } from './support/admin-fixture.js';
 import { changeById, ContractRepo, type ToolRun } from './support/contract-repo.js';
 import { describeEachDatabase } from './support/databases.js';
 import { makeClient } from './support/oauth-fixtures.js';
+import { runCli } from './support/processes.js';
 
 /**
  * `npm run contract:diff -- --usage FILE|URL [--days N] [--site ORIGIN]`: breaking changes judged by who still uses
@@ -296,7 +297,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describeEachDatabase('contract:diff --usage (an instance’s admin API)', (scratch) => {
+describeEachDatabase('contract:diff --usage (an instance’s admin API, and the CLI’s export)', (scratch) => {
   const admin = useAdminApi(scratch, { siteB: false, scopes: ['school:read'] });
   let repo: ContractRepo;
 
@@ -328,6 +329,19 @@ describeEachDatabase('contract:diff --usage (an instance’s admin API)', (scrat
     const broken = report.changes.find((change) => change.trustedDocument !== undefined);
     expect(broken?.trustedDocument).to.include({ clientName: 'Study Buddy', documentId: documentId(SYLLABUS) });
     expect(report.usage).to.include({ site: admin.origin, days: 7, exportDays: 7 });
+  });
+
+  it('reads the file `npx schoolgate usage export` writes', async function () {
+    this.timeout(120_000);
+    const file = path.join(repo.dir, 'exported.json');
+    const exported = await runCli(['usage', 'export', '--site', admin.origin, '--days', '7', '--output', file], { DATABASE_URL: scratch().url, SCHOOLGATE_VARIANT: 'A' });
+    expect(exported.code, exported.stderr).to.equal(0);
+    const run = await runAsync(repo, ['main', '--format', 'json', '--usage', file, '--days', '7', '--site', admin.origin], {});
+    expect(run.stderr).to.equal('');
+    expect(run.status).to.equal(1);
+    const report = JSON.parse(run.stdout) as DiffReport;
+    expect(changeById(report, 'graphql:FIELD_REMOVED:Course.slug').usage?.clients[0]).to.include({ clientName: 'Study Buddy', uses: 2 });
+    expect(report.usage).to.include({ variant: 'A', invalidatedDocuments: 1 });
   });
 
   it('takes the full …/api/admin/v1/usage/export URL too', async function () {
