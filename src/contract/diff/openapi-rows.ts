@@ -92,11 +92,27 @@ export function requiredEntry(segment: string | undefined): string | null {
   return /^required\[(.*)\]$/.exec(segment ?? '')?.[1] ?? null;
 }
 
+/**
+ * api-smart-diff copies a schema's `description` or `title` into the alternatives of its `oneOf`/`anyOf` (wrapping
+ * some in `allOf`), and reports an edit of it once per alternative. When the alternative has no such annotation in
+ * the document, the edit is the schema's.
+ */
+function withoutCopiedAnnotation(location: Location): Location {
+  const { segments } = location;
+  const annotation = segments.at(-1) ?? '';
+  if (location.pointer !== null || !['description', 'title'].includes(annotation)) return location;
+  const owner = segments.slice(0, -1);
+  while (/^(oneOf|anyOf|allOf)\[/.test(owner.at(-1) ?? '')) owner.pop();
+  if (owner.length === segments.length - 1) return location;
+  const kept = [...owner, annotation];
+  return { named: kept.map((segment) => `/${segment.replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''), pointer: null, segments: kept };
+}
+
 export function groupDiffs(diffs: readonly Diff[], documents: Documents): DiffRow[] {
   const rows = new Map<string, DiffRow>();
   for (const diff of diffs) {
     const { document, leaf } = sideOf(diff, documents);
-    const location = locate(document, documents.merged, diff.path, leaf);
+    const location = withoutCopiedAnnotation(locate(document, documents.merged, diff.path, leaf));
     const key = `${diff.action}:${location.named}`;
     const inScheme = diff.path[0] === 'components' && diff.path[1] === 'securitySchemes';
     const scope = inScheme && diff.path.includes('scopes') ? String(diff.path.at(-1)) : null;

@@ -112,7 +112,10 @@ function editMessage(row: DiffRow, where: string): string {
   // Inline in one operation: api-smart-diff's own description reads well ("[Removed] property … from data[]").
   const described = first?.description?.replace(/^\[([^\]]*)\]\s*/, '$1 ');
   if (segments[0] === 'paths' && described !== undefined && !described.includes('annotation (')) return described;
-  if (row.action === 'replace' && first !== undefined) return `Changed \`${last}\` of \`${where}\` from ${show(first.before)} to ${show(first.after)}.`;
+  // Prose (a description) is reviewed in the contract's own diff; repeating both versions here only buries the row.
+  const brief = (value: unknown) => typeof value !== 'object' && String(value).length <= 60;
+  if (row.action === 'replace' && first !== undefined && brief(first.before) && brief(first.after)) return `Changed \`${last}\` of \`${where}\` from ${show(first.before)} to ${show(first.after)}.`;
+  if (row.action === 'replace') return `Changed \`${last}\` of \`${where}\`.`;
   return `${verb} \`${last}\` ${row.action === 'add' ? 'to' : 'of'} \`${where}\`.`;
 }
 
@@ -154,7 +157,9 @@ export function openapiChanges(base: ContractSources, head: ContractSources, opt
   const deprecatedBefore = openapiDeprecations(before);
   const byPointer = new Map(deprecatedBefore.map((deprecation) => [deprecation.pointer ?? '', deprecation]));
   // A symbol for api-smart-diff's annotations in the merged document, so they never pass for a key of the contract.
-  const { diffs, merged } = apiCompare(before, after, { metaKey: Symbol('diff') });
+  // Copies: api-smart-diff rewrites the documents it is given (it moves a schema's description into its `oneOf`
+  // alternatives), and the originals must stay as written to name where each edit was made.
+  const { diffs, merged } = apiCompare(structuredClone(before), structuredClone(after), { metaKey: Symbol('diff') });
   const reported = diffs
     .filter((diff) => diff.path[0] === 'paths' || (diff.path[0] === 'components' && diff.path[1] === 'securitySchemes'))
     .filter((diff) => !DEPRECATION_KEYS.has(String(diff.path.at(-1))));
