@@ -74,7 +74,10 @@ export interface PendingRow {
 }
 
 interface Tally {
-  groups: Map<string, Group>;
+  /** The current day's group of each client at each site, by site id then client ref (numbers: no key to build). */
+  groups: Map<number, Map<number, Group>>;
+  /** Groups of earlier days, replaced when their client was next counted on a later day. */
+  closed: Group[];
   /** Rows expanded by a flush whose batch failed: added again by the next flush. */
   retry: Map<string, PendingRow>;
 }
@@ -85,7 +88,7 @@ const tallies = new WeakMap<Database, Tally>();
 function tallyOf(db: Database): Tally {
   let tally = tallies.get(db);
   if (!tally) {
-    tally = { groups: new Map(), retry: new Map() };
+    tally = { groups: new Map(), closed: [], retry: new Map() };
     tallies.set(db, tally);
   }
   return tally;
@@ -99,11 +102,17 @@ export function recordUse(db: Database, siteId: number, clientRef: number, bundl
   if (bundle.elements.length === 0) return;
   const tally = tallyOf(db);
   const day = Math.floor(now / DAY_MS);
-  const key = `${siteId} ${clientRef} ${day}`;
-  let group = tally.groups.get(key);
-  if (!group) {
+  let clients = tally.groups.get(siteId);
+  if (!clients) {
+    clients = new Map();
+    tally.groups.set(siteId, clients);
+  }
+  let group = clients.get(clientRef);
+  if (!group || group.day !== day) {
+    // A call stamped with an earlier day than the group's (a clock step back) still lands in a group of its own day.
+    if (group) tally.closed.push(group);
     group = { siteId, clientRef, day, counts: new Map() };
-    tally.groups.set(key, group);
+    clients.set(clientRef, group);
   }
   const count = group.counts.get(bundle);
   if (count) {
@@ -119,8 +128,13 @@ export function pendingUses(db: Database): number {
   const tally = tallies.get(db);
   if (!tally) return 0;
   let pending = tally.retry.size;
-  for (const group of tally.groups.values()) pending += group.counts.size;
+  for (const group of groupsOf(tally)) pending += group.counts.size;
   return pending;
+}
+
+function* groupsOf(tally: Tally): Iterable<Group> {
+  for (const clients of tally.groups.values()) yield* clients.values();
+  yield* tally.closed;
 }
 
 function addRow(rows: Map<string, PendingRow>, row: PendingRow): void {
@@ -138,9 +152,10 @@ function addRow(rows: Map<string, PendingRow>, row: PendingRow): void {
 function takeRows(tally: Tally): PendingRow[] {
   const rows = tally.retry;
   tally.retry = new Map();
-  const groups = tally.groups;
+  const groups = [...groupsOf(tally)];
   tally.groups = new Map();
-  for (const group of groups.values()) {
+  tally.closed = [];
+  for (const group of groups) {
     const day = new Date(group.day * DAY_MS).toISOString().slice(0, 10);
     for (const [bundle, count] of group.counts) {
       const lastUsedAt = new Date(count.lastUsedAt);
