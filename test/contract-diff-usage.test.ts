@@ -364,6 +364,7 @@ describeEachDatabase('contract:diff --usage (an instance’s admin API, and the 
     await expectRefused(['--usage', admin.origin, '--site', 'https://other.example'], token(), /is the usage of http:\/\/localhost:\d+, not of https:\/\/other\.example/);
     await expectRefused(['--usage', `http://127.0.0.1:${await closedPort()}`], token(), /could not reach http:\/\/127\.0\.0\.1:\d+ for its usage/);
     await expectRefused(['--usage', `${admin.origin}/api/admin/v1/courses`], token(), /give the site's origin/);
+    await expectRefused(['--usage', 'http://school.example'], token(), /the operator token is only sent over HTTPS/);
     await expectRefused(['--usage', admin.origin, '--days', '3651'], token(), /--days 3651 is not a whole number of days from 1 to 3650/);
     await expectRefused(['--usage', admin.origin, '--days', '3000'], token(), /answered 400: .*SCHOOLGATE_USAGE_RETENTION_DAYS/);
   });

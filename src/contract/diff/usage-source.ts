@@ -17,6 +17,7 @@ const MAX_EXPORT_BYTES = 64 * 1024 * 1024;
 /** Generous: a slow instance under load is not an error; a black hole still ends. */
 const FETCH_TIMEOUT_MS = 120_000;
 const EXPORT_PATH = '/usage/export';
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 function isUrl(source: string): boolean {
   return /^https?:\/\//i.test(source);
@@ -31,6 +32,8 @@ export function exportUrl(source: string, days: number): URL {
     throw new UsageError(`--usage ${source} is not a URL`);
   }
   if (url.username !== '' || url.password !== '') throw new UsageError(`--usage ${url.origin}: no credentials in the URL; the operator token goes in ${ADMIN_TOKEN_VARIABLE}`);
+  // A bearer token in clear text is anyone's on the way (RFC 6750 §5.3): plain HTTP only to this machine.
+  if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname)) throw new UsageError(`--usage ${url.origin}: the operator token is only sent over HTTPS (or to this machine over HTTP)`);
   if (url.pathname === '/' || url.pathname === '') url.pathname = `${ADMIN_API_BASE_PATH}${EXPORT_PATH}`;
   else if (!url.pathname.endsWith(EXPORT_PATH)) throw new UsageError(`--usage ${source}: give the site's origin (${url.origin}) or the admin API's ${url.origin}${ADMIN_API_BASE_PATH}${EXPORT_PATH}`);
   url.searchParams.set('days', String(days));
