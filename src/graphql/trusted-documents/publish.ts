@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { OAuthClient } from '../../clients/client.js';
 import { requireApplication } from '../../clients/applications.js';
 import type { Database } from '../../db/connection.js';
@@ -58,12 +59,19 @@ export interface PublishOutcome {
   documents: TrustedDocumentRecord[];
 }
 
+/**
+ * Documents validated between two yields to the event loop: a full manifest takes seconds of validation, which must
+ * not stall the other requests this process serves meanwhile (each document takes a millisecond or a few).
+ */
+const DOCUMENTS_PER_TURN = 20;
+
 /** The manifest's documents checked against the schema, or the TrustedDocumentsRefusedError listing every problem. */
-export function checkedManifest(variant: VariantProfile, manifest: unknown): NewTrustedDocument[] {
+export async function checkedManifest(variant: VariantProfile, manifest: unknown): Promise<NewTrustedDocument[]> {
   const { entries, problems } = readManifest(manifest);
   const schema = validationSchemaFor(variant);
   const documents: NewTrustedDocument[] = [];
-  for (const entry of entries) {
+  for (const [index, entry] of entries.entries()) {
+    if (index > 0 && index % DOCUMENTS_PER_TURN === 0) await nextTurn();
     const check = checkDocument(schema, entry.document);
     if (check.valid) {
       documents.push({ documentId: entry.documentId, document: entry.document, operationNames: check.operationNames });
@@ -91,7 +99,7 @@ async function storeDocuments(db: Database, siteId: number, clientRef: number, d
 /** Checks `manifest` and stores its documents for one client of the site; nothing is stored unless all pass. */
 export async function publishTrustedDocuments(db: Database, variant: VariantProfile, siteId: number, clientId: string, manifest: unknown, options: PublishOptions = {}): Promise<PublishOutcome> {
   const client = await requireDocumentClient(db, siteId, clientId);
-  const documents = checkedManifest(variant, manifest);
+  const documents = await checkedManifest(variant, manifest);
   const replace = options.replace === true;
   let stored: Awaited<ReturnType<typeof storeDocuments>>;
   try {
