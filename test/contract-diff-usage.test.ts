@@ -101,6 +101,16 @@ describe('contract:diff --usage (a file)', function () {
       expect(markdown.stdout).to.include('**Breaking and used by** App member-app (`member-app`): 42 uses, last 2026-11-20; App quiz-app (`quiz-app`): 3 uses, last 2026-11-02');
     });
 
+    it('the Markdown row names the ten clients with most uses and counts the others; the JSON lists them all', () => {
+      removeCourseSlug();
+      const clients = Array.from({ length: 12 }, (_, index) => use(`app-${String(index).padStart(2, '0')}`, 100 - index, '2026-11-20T10:00:00.000Z'));
+      const file = writeExport(usageExport({ usage: [{ api: 'graphql', element: 'Course.slug', clients }] }));
+      const markdown = scratch.run(MAIN, ['main', '--usage', file]);
+      expect(markdown.stdout).to.include('App app-09 (`app-09`): 91 uses, last 2026-11-20; and 2 more clients');
+      expect(markdown.stdout).not.to.include('`app-10`');
+      expect(changeById(diff(['--usage', file]).report, 'graphql:FIELD_REMOVED:Course.slug').usage?.clients).to.have.length(12);
+    });
+
     it('a breaking change nobody used in the judged days is allowed with a note: exit 0', () => {
       removeCourseSlug();
       const otherField: ElementUse = { api: 'graphql', element: 'Course.title', clients: [use('member-app', 42, '2026-11-20T10:00:00.000Z')] };

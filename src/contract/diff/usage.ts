@@ -227,6 +227,9 @@ export function judgeByUsage(changes: readonly ContractChange[], usage: UsageExp
   });
 }
 
+/** The clients a Markdown row names, most uses first. */
+const MARKDOWN_CLIENTS = 10;
+
 function clientLabel(client: ChangeClientUse): string {
   if (client.clientId === null) return 'anonymous callers';
   return client.clientName === null || client.clientName === client.clientId ? `\`${client.clientId}\`` : `${client.clientName} (\`${client.clientId}\`)`;
@@ -238,7 +241,10 @@ export function usageNote(change: ContractChange): string {
   if (usage === undefined) return '';
   const period = `${usage.days} day${usage.days === 1 ? '' : 's'}`;
   if (usage.verdict === 'unused') return change.severity === 'breaking' ? ` **Unused** for ${period} on ${usage.site}.` : ` No client used it for ${period} on ${usage.site}.`;
-  const clients = usage.clients.map((client) => `${clientLabel(client)}: ${client.uses} use${client.uses === 1 ? '' : 's'}, last ${client.lastUsedAt.slice(0, 10)}`).join('; ');
+  // A pull-request comment stays readable with hundreds of clients; the JSON report lists them all.
+  const shown = usage.clients.slice(0, MARKDOWN_CLIENTS).map((client) => `${clientLabel(client)}: ${client.uses} use${client.uses === 1 ? '' : 's'}, last ${client.lastUsedAt.slice(0, 10)}`);
+  const more = usage.clients.length - shown.length;
+  const clients = `${shown.join('; ')}${more > 0 ? `; and ${more} more client${more === 1 ? '' : 's'}` : ''}`;
   const lead = change.severity === 'breaking' ? '**Breaking and used by**' : '**Still used by**';
   const overruled = usage.overruled === undefined ? '' : ` Not allowed by its sunset while it is used (${usage.overruled}).`;
   return ` ${lead} ${clients} (last ${period} on ${usage.site}).${overruled}`;
