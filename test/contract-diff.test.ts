@@ -13,7 +13,8 @@ import { changeById, ContractRepo } from './support/contract-repo.js';
 const MAIN = projectPath('src', 'contract', 'diff', 'main.ts');
 
 describe('contract:diff', function () {
-  this.timeout(60_000);
+  // Each test runs the tool as a process, several times: generous, as the machine may be busy.
+  this.timeout(300_000);
   let scratch: ContractRepo;
   const repo = () => scratch.dir;
   const git = (...args: string[]) => scratch.git(...args);
