@@ -128,6 +128,15 @@ describeEachDatabase('trusted documents: publishing', (scratch) => {
       expect((await publish(app.clientId, { documents: manifest })).body.added).to.have.length(2);
     });
 
+    it('publishes the same manifest from several requests at once: each document stored once, every request answered 200', async () => {
+      const racer = await member('Racer', admin.server.siteA.id);
+      const answers = await Promise.all(Array.from({ length: 4 }, () => publish(racer.clientId, { documents: manifest })));
+      for (const answer of answers) expect(answer.status, answer.text).to.equal(200);
+      // Every document was added by exactly one of them.
+      expect(answers.flatMap((answer) => answer.body.added)).to.have.members(Object.keys(manifest));
+      expect(await admin.db('trusted_documents').where({ client_ref: racer.ref }).count({ count: '*' }).first()).to.satisfy((row: { count: number | string }) => Number(row.count) === 3);
+    });
+
     it('removes one document; removing it again is 404', async () => {
       const [key] = Object.keys(manifest);
       if (!key) throw new Error('empty manifest');
