@@ -6,13 +6,22 @@ import path from 'node:path';
 import { projectPath } from '../src/shared/paths.js';
 
 /**
- * Every `npm run contract:diff …` and `npm run changelog …` line in the code blocks of the contract guides runs as
- * written, in a real clone of this repository (so that `main`, `HEAD~1` and the commit history exist), with the
- * tools, guides and allowlist of the working tree laid over it. Exit 0 or 1 is a verdict on the contracts; 2 is a
- * usage error, which means the example is wrong.
+ * Every `npm run contract:diff …` and `npm run changelog …` line in the code blocks of the docs (above all the contract
+ * guides, contract-workflow.md and versioning.md) and of the README runs as written, in a real clone of this
+ * repository (so that `main`, `HEAD~1` and the commit history exist), with the tools, guides and allowlist of the
+ * working tree laid over it. Exit 0 or 1 is a verdict on the contracts; 2 is a usage error: the example is wrong.
  */
 
+/** The guides that must have examples; every Markdown file of docs/ and the README is searched. */
 const GUIDES = ['docs/contract-workflow.md', 'docs/versioning.md'];
+const SEARCHED = [
+  'README.md',
+  ...fs
+    .readdirSync(projectPath('docs'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.md'))
+    .map((file) => path.join('docs', file))
+    .sort(),
+];
 const TOOLS = /^npm run (contract:diff|changelog)\b/;
 /** What the working tree contributes to the clone: the tools and what their examples read. */
 const OVERLAY = ['src', 'docs', '.ci', 'package.json', 'tsconfig.json'];
@@ -49,7 +58,7 @@ function commandExamples(guide: string, text: string): Example[] {
 describe('the contract guides: every contract:diff and changelog example runs as written', function () {
   this.timeout(20 * 60_000);
   let clone: string;
-  const examples = GUIDES.flatMap((guide) => commandExamples(guide, fs.readFileSync(projectPath(guide), 'utf8')));
+  const examples = SEARCHED.flatMap((guide) => commandExamples(guide, fs.readFileSync(projectPath(guide), 'utf8')));
 
   before(() => {
     clone = fs.mkdtempSync(path.join(os.tmpdir(), 'schoolgate-docs-examples-'));
