@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import type { User } from '../src/accounts/users.js';
+import { insertTrustedDocuments } from '../src/data/trusted-documents.js';
 import type { Database } from '../src/db/connection.js';
 import { prune } from '../src/housekeeping/prune.js';
 import type { Site } from '../src/sites/sites.js';
@@ -125,6 +127,16 @@ describeEachDatabase('usage counts: what a request uses, counted once per reques
     expect(stored).to.deep.equal(expected.sort(byElement));
     // Not the other operation's field, and never introspection.
     expect(stored.map((row) => row.element)).not.to.include.members(['Viewer.email', 'Viewer.__typename']);
+  });
+
+  it('member API: a registered document sent by its id counts the same coordinates as its text', async () => {
+    const { token, clientRef } = await memberClient(db(), server.siteA, member);
+    const document = 'query Names { viewer { id name } }';
+    const documentId = `sha256:${createHash('sha256').update(document, 'utf8').digest('hex')}`;
+    await insertTrustedDocuments(db(), server.siteA.id, clientRef, [{ documentId, document, operationNames: ['Names'] }], new Date());
+    expect((await post(token, { documentId })).status).to.equal(200);
+    expect((await post(token, { query: document })).status).to.equal(200);
+    expect(await storedFor(clientRef)).to.deep.equal(['Query.viewer', 'Viewer.id', 'Viewer.name'].map((element) => ({ api: 'graphql', element, uses: 2 })));
   });
 
   it('member API: a request refused before it ran (a document that does not validate, variables that do not fit) counts nothing', async () => {
