@@ -3752,7 +3752,7 @@ export interface components {
             element: string;
             /** @description The element as a reader finds it, e.g. `Course.slug` or `GET /school/mcp-connections`. */
             where: string;
-            /** @description The first day the element may be removed; null when the running API no longer deprecates it. */
+            /** @description The first day the element may be removed; null when the contract gives no valid date (its lint refuses that). */
             sunset: string | null;
             /** @description What to use instead (a schema coordinate or an operationId); null as for `sunset`. */
             replacement: string | null;

@@ -16,7 +16,7 @@ export interface DeprecatedElementUsage {
   api: DeprecatedApi;
   element: string;
   where: string;
-  /** Null when the running contracts no longer deprecate the element (removed, or the deprecation withdrawn). */
+  /** Null when the contract gives no valid sunset (the contract lint refuses that). */
   sunset: string | null;
   replacement: string | null;
   uses: number;

@@ -9,7 +9,7 @@ const count = (value: number) => value.toLocaleString('en-US');
 
 function describeElement(element: DeprecatedElementUsage, days: number): string[] {
   const api = element.api === 'graphql' ? 'member API' : 'admin API';
-  const policy = element.sunset === null ? 'no longer deprecated' : `sunset ${element.sunset}${element.replacement === null ? '' : `, use ${element.replacement} instead`}`;
+  const policy = element.sunset === null ? 'no sunset given' : `sunset ${element.sunset}${element.replacement === null ? '' : `, use ${element.replacement} instead`}`;
   const lines = [`${element.where} (${api}): ${policy}`];
   if (element.clients.length === 0) lines.push(`  no client used it in the last ${days} days`);
   for (const client of element.clients) {
