@@ -21,9 +21,9 @@ export interface UsageFlushJob {
 /**
  * Writes the usage counts this process holds in memory (src/usage/tally.ts, docs/usage.md) every `intervalSeconds`
  * and when the server stops, off the request path, so that no member API, MCP or admin request writes them. Every
- * instance flushes its own tally, one instance at a time under the `usage-flush` lease: flushes never contend for the same rows (an InnoDB deadlock or a
- * Galera certification failure would rerun whole batches), and an instance that finds the lease held keeps its counts
- * for its next run. The writes are additive, so the order of instances does not matter. Failures are logged, never
+ * instance flushes its own tally, one instance at a time under the `usage-flush` lease: flushes never contend for
+ * the same rows (an InnoDB deadlock or a Galera certification failure would rerun whole batches), and an instance
+ * that finds the lease held keeps its counts for its next run. The writes are additive, so the order of instances does not matter. Failures are logged, never
  * thrown; the counts stay in memory for the next run.
  */
 export function startUsageFlushJob(db: Database, logger: Logger, options: { intervalSeconds: number }): UsageFlushJob {
