@@ -193,7 +193,7 @@ describe('contract:diff', function () {
     expect(result.stdout).to.include('#### Breaking (1)');
     expect(result.stdout).to.include('| `Course.slug` | **Fails.** ');
     expect(result.stdout).to.include('| API | Breaking | Allowed | Dangerous | Deprecated | Safe |\n| --- | ---: | ---: | ---: | ---: | ---: |\n| Member GraphQL API (schema/) | 1 | 0 | 0 | 0 | 0 |');
-    expect(result.stdout).to.include('<details open><summary><strong>Member GraphQL API (schema/)</strong>: 1 change</summary>');
+    expect(result.stdout).to.include('<details open><summary>Member GraphQL API (schema/): 1 change</summary>');
     expect(result.stdout).to.include('</details>');
     expect(run('HEAD', '--format', 'markdown').stdout).to.equal(result.stdout);
   });

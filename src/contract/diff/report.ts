@@ -113,7 +113,7 @@ export function markdownReport(report: DiffReport): string {
   for (const api of apis) {
     const changes = report.changes.filter((change) => change.api === api);
     const fails = changes.some((change) => changeVerdict(change) === 'fail');
-    lines.push('', `<details${fails ? ' open' : ''}><summary><strong>${APIS[api]}</strong>: ${plural(changes.length, 'change')}</summary>`, '', `### ${APIS[api]}`);
+    lines.push('', `<details${fails ? ' open' : ''}><summary>${APIS[api]}: ${plural(changes.length, 'change')}</summary>`, '', `### ${APIS[api]}`);
     for (const severity of SEVERITY_ORDER) {
       const group = changes.filter((change) => change.severity === severity);
       if (group.length === 0) continue;
