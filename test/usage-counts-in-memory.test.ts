@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import type { Knex } from 'knex';
 import { releaseLease, takeLease } from '../src/housekeeping/lease.js';
 import { startUsageFlushJob, USAGE_FLUSH_LEASE } from '../src/housekeeping/usage-flush-job.js';
 import { createLogger } from '../src/shared/logger.js';
@@ -8,24 +7,9 @@ import { describeEachDatabase } from './support/databases.js';
 import { gql, memberToken } from './support/member-api.js';
 import { makeClient, makeUser } from './support/oauth-fixtures.js';
 import { startTestServer, type TestServer } from './support/server.js';
+import { writesOf } from './support/statements.js';
 
 const log = createLogger('silent');
-const WRITE = /^\s*(insert|update|delete|replace)\b/i;
-
-/** The statements `work` issues on `db`, writes only. */
-async function writesOf(db: Knex, work: () => Promise<unknown>): Promise<string[]> {
-  const writes: string[] = [];
-  const onQuery = (query: { sql: string }) => {
-    if (WRITE.test(query.sql)) writes.push(query.sql);
-  };
-  db.on('query', onQuery);
-  try {
-    await work();
-  } finally {
-    db.off('query', onQuery);
-  }
-  return writes;
-}
 
 describeEachDatabase('usage is counted in memory and written in additive batches', (scratch) => {
   let server: TestServer;

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import type { Knex } from 'knex';
 import type { User } from '../src/accounts/users.js';
 import { insertTrustedDocuments } from '../src/data/trusted-documents.js';
 import type { Database } from '../src/db/connection.js';
@@ -12,29 +11,13 @@ import { describeEachDatabase } from './support/databases.js';
 import { graphqlPath } from './support/member-api.js';
 import { discover, exchangeCode, issueCode, makeClient, makeUser } from './support/oauth-fixtures.js';
 import { startTestServer, type TestServer } from './support/server.js';
+import { writesOf } from './support/statements.js';
 
 /**
  * The usage counts (docs/usage.md, "What is counted"): real requests to the member API, the admin API and /mcp add
  * exactly the elements they used, once per request, in memory; nothing is stored until the tally is flushed, and the
  * prune keeps the retention and drops the counts of deleted clients.
  */
-
-const WRITE = /^\s*(insert|update|delete|replace)\b/i;
-
-/** The INSERT, UPDATE and DELETE statements `work` issues on `db`. */
-async function writesOf(db: Knex, work: () => Promise<unknown>): Promise<string[]> {
-  const writes: string[] = [];
-  const onQuery = (query: { sql: string }) => {
-    if (WRITE.test(query.sql)) writes.push(query.sql);
-  };
-  db.on('query', onQuery);
-  try {
-    await work();
-  } finally {
-    db.off('query', onQuery);
-  }
-  return writes;
-}
 
 /** A member token of a new client, with the client's oauth_clients.id (its usage rows are its own). */
 async function memberClient(db: Database, site: Site, user: User): Promise<{ token: string; clientRef: number }> {
