@@ -13,7 +13,7 @@ function describeElement(element: DeprecatedElementUsage, days: number): string[
   const lines = [`${element.where} (${api}): ${policy}`];
   if (element.clients.length === 0) lines.push(`  no client used it in the last ${days} days`);
   for (const client of element.clients) {
-    lines.push(`  client ${client.clientId} (${client.clientName}) called ${element.where} ${count(client.uses)} time${client.uses === 1 ? '' : 's'} in the last ${days} days, last at ${client.lastUsedAt.toISOString()}`);
+    lines.push(`  client ${client.clientId} (${client.clientName}) called ${element.where} ${count(client.uses)} time${client.uses === 1 ? '' : 's'} in the last ${days} days, last at ${client.lastUsedAt}`);
   }
   return lines;
 }
