@@ -1,0 +1,253 @@
+/**
+ * bench:scale, tokens: userinfo and refresh throughput and p99 as token_pairs grows from 10k to 1M and 10M rows, most
+ * of them expired or revoked as in production, then userinfo p99 while the prune deletes the expired rows in batches.
+ *
+ * The table is filled by copying a seed of SEED rows (rotation chains of five: four superseded pairs and a last one
+ * that is expired or still live) many times per INSERT … SELECT, with fresh ids and fresh random-looking hashes, so
+ * the unique hash indexes grow as they do in production (uniformly spread keys, not an append at the end). Filling
+ * stops at the store's time budget (SCALE_TOKENS_FILL_SECONDS): the largest size reached is measured and the verdict
+ * says so.
+ */
+import type { Database } from '../../../src/db/connection.js';
+import { DEFAULT_BATCH_SIZE, DEFAULT_RETENTION_DAYS, prune } from '../../../src/housekeeping/prune.js';
+import { newGrantId, insertPair } from '../../../src/oauth/tokens/store.js';
+import { createSite } from '../../../src/sites/sites.js';
+import { createScratchDatabase } from '../../support/databases.js';
+import { ago, DAY, pairRow, type Owner } from '../../support/housekeeping-fixtures.js';
+import { makeClient, makeUser } from '../../support/oauth-fixtures.js';
+import type { Target } from '../harness.js';
+import { load, percentFrom, seconds, shortCount, startProduct, type LoadFigures } from './load.js';
+import type { ScaleContext, ScalePoint, ScaleScenario, ScaleSeries } from './types.js';
+
+const SCOPES = ['openid', 'profile', 'email', 'account:read'] as const;
+const CONNECTIONS = 16;
+const CHAIN = 5;
+/** Share of the seed the prune deletes: four superseded pairs of every chain, and the expired last pair of every other one. */
+const PRUNABLE_SHARE = 0.9;
+
+interface Sizes {
+  seed: number;
+  /** Copies of the seed per INSERT … SELECT. */
+  copiesPerStatement: number;
+  sizes: number[];
+  seconds: number;
+  firstWarmUpSeconds: number;
+  pruneWindows: number;
+  pruneWindowSeconds: number;
+  fillBudgetSeconds: number;
+}
+
+function sizesFor(quick: boolean): Sizes {
+  if (quick) return { seed: 500, copiesPerStatement: 2, sizes: [1_000, 3_000], seconds: 1, firstWarmUpSeconds: 2, pruneWindows: 2, pruneWindowSeconds: 1, fillBudgetSeconds: 30 };
+  return {
+    seed: 10_000,
+    copiesPerStatement: 10,
+    sizes: [10_000, 100_000, 1_000_000, 10_000_000],
+    seconds: 5,
+    firstWarmUpSeconds: 4,
+    pruneWindows: 5,
+    pruneWindowSeconds: 2,
+    fillBudgetSeconds: Number(process.env.SCALE_TOKENS_FILL_SECONDS ?? 150),
+  };
+}
+
+/** The seed: ids 1..seed in chains of five, written with multi-row inserts in one transaction. */
+async function writeSeed(db: Database, owner: Owner, seed: number): Promise<void> {
+  const rows: Array<Record<string, unknown>> = [];
+  for (let id = 1; id <= seed; id += 1) {
+    const position = (id - 1) % CHAIN;
+    const chain = Math.floor((id - 1) / CHAIN);
+    const grantId = `seed-${chain}`;
+    let row: Record<string, unknown>;
+    if (position < CHAIN - 1) {
+      // Rotated away three weeks ago: superseded by the next pair of its chain, past the retention.
+      row = { ...pairRow(owner, { accessExpiresAt: ago(21 * DAY), refreshExpiresAt: new Date(Date.now() + 9 * DAY), revokedAt: ago(20 * DAY), grantId }), revoked_reason: 'superseded' };
+    } else if (chain % 2 === 0) {
+      // The member stopped coming: the last refresh token expired ten days ago.
+      row = pairRow(owner, { accessExpiresAt: ago(40 * DAY), refreshExpiresAt: ago(10 * DAY), grantId });
+    } else {
+      // Still in use: the access token has expired (two hours), the refresh token has weeks left.
+      row = pairRow(owner, { accessExpiresAt: ago(DAY), refreshExpiresAt: new Date(Date.now() + 29 * DAY), grantId });
+    }
+    rows.push({ ...row, id, parent_pair_id: position === 0 ? null : id - 1 });
+  }
+  // SQLite caps a multi-row INSERT (a compound SELECT under knex) at 500 rows.
+  await db.transaction(async (trx) => {
+    for (let start = 0; start < rows.length; start += 400) await trx('token_pairs').insert(rows.slice(start, start + 400));
+  });
+}
+
+/**
+ * Copies of the seed at ids `seed × copy + id`, with new hashes and grant ids; chains keep their parents. Ordered so
+ * that a parent is written before its child (InnoDB checks the foreign key row by row).
+ */
+async function writeCopies(db: Database, kind: 'mysql' | 'sqlite', seed: number, copies: number[]): Promise<void> {
+  const list = copies.map((copy) => `SELECT ${Math.trunc(copy)} AS k`).join(' UNION ALL ');
+  const newId = `(t.id + ${seed} * c.k)`;
+  const hash = (prefix: string) => (kind === 'mysql' ? `SHA2(CONCAT('${prefix}', ${newId}), 256)` : 'lower(hex(randomblob(32)))');
+  const grant = kind === 'mysql' ? `CONCAT('fill-', FLOOR((${newId} - 1) / ${CHAIN}))` : `'fill-' || ((${newId} - 1) / ${CHAIN})`;
+  await db.raw(
+    `INSERT INTO token_pairs (id, grant_id, site_id, client_ref, user_id, access_token_hash, refresh_token_hash, scope, resource, access_expires_at, refresh_expires_at, revoked_at, revoked_reason, parent_pair_id, created_at)
+     SELECT ${newId}, ${grant}, t.site_id, t.client_ref, t.user_id, ${hash('a')}, CASE WHEN t.refresh_token_hash IS NULL THEN NULL ELSE ${hash('r')} END, t.scope, t.resource,
+       t.access_expires_at, t.refresh_expires_at, t.revoked_at, t.revoked_reason, CASE WHEN t.parent_pair_id IS NULL THEN NULL ELSE t.parent_pair_id + ${seed} * c.k END, t.created_at
+     FROM token_pairs t CROSS JOIN (${list}) c WHERE t.id <= ${seed} ORDER BY c.k, t.id`,
+  );
+}
+
+interface Bench {
+  userinfo: Target;
+  refresh: Target;
+}
+
+/** Fresh tokens for one measurement: one access token for userinfo, one refresh pair per connection. */
+async function issueTokens(db: Database, owner: Owner, productUrl: string): Promise<Bench> {
+  const issue = () => insertPair(db, { grantId: newGrantId(), siteId: owner.site.id, clientRef: owner.clientRef, userId: owner.userId, scopes: SCOPES, resource: owner.site.origin, schoolId: owner.site.id, authTime: new Date() });
+  const userinfoPair = await issue();
+  const pairs: Array<{ refreshToken: string | null }> = [];
+  for (let i = 0; i < CONNECTIONS; i += 1) pairs.push(await issue());
+  const clientId = String((await db('oauth_clients').where({ id: owner.clientRef }).first('client_id') as { client_id: string }).client_id);
+  const body = (refreshToken: string) => new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }).toString();
+  let next = 0;
+  return {
+    userinfo: { url: `${productUrl}/api/oauth/userinfo`, headers: { authorization: `Bearer ${userinfoPair.accessToken}` } },
+    // Each connection refreshes its own pair with the same (old) refresh token, as test/bench/oauth.bench.ts does:
+    // every request does the full refresh work.
+    refresh: {
+      url: `${productUrl}/api/oauth/token`,
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: body(pairs[0]?.refreshToken ?? ''),
+      setupClient: (client) => client.setBody(body(pairs[next++ % pairs.length]?.refreshToken ?? '')),
+    },
+  };
+}
+
+async function checkAnswers(bench: Bench): Promise<void> {
+  for (const target of [bench.userinfo, bench.refresh]) {
+    const response = await fetch(target.url, { method: target.method ?? 'GET', headers: target.headers, body: target.body });
+    if (response.status !== 200) throw new Error(`${target.url} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  }
+}
+
+function point(x: number, figures: LoadFigures, note: string): ScalePoint {
+  return { x, value: figures.requestsPerSecond, p99Ms: figures.p99Ms, note: `${note}${figures.failures > 0 ? `; ${figures.failures} failed` : ''}` };
+}
+
+function growthVerdict(points: ScalePoint[], cappedNote: string): string {
+  const first = points[0];
+  const last = points.at(-1);
+  if (!first || !last || last === first) return 'not enough sizes measured';
+  const within = Math.abs(last.value - first.value) / first.value <= 0.15;
+  return `within 15% of ${shortCount(first.x)} at ${shortCount(last.x)}: ${within ? 'yes' : 'no'} (${percentFrom(first.value, last.value)}; p99 ${first.p99Ms ?? '?'} → ${last.p99Ms ?? '?'} ms)${cappedNote}`;
+}
+
+class PruneStopped extends Error {}
+
+async function run(context: ScaleContext): Promise<ScaleSeries[]> {
+  const plan = sizesFor(context.quick);
+  const scratch = await createScratchDatabase(context.kind);
+  const product = await startProduct(scratch.url);
+  try {
+    const { db } = scratch;
+    const site = await createSite(db, { origin: product.url, name: 'Scale School', subdomain: 'scale' });
+    const member = await makeUser(db, site, ['student'], 'Scale Member');
+    const app = await makeClient(db, site, { audience: 'member', confidential: false, scopes: [...SCOPES] });
+    const owner: Owner = { site, clientRef: app.client.ref, userId: member.id };
+    const fillStarted = performance.now();
+    await writeSeed(db, owner, plan.seed);
+    // A live pair above every id the copies can take, so the pairs the bench issues (auto-increment) never collide with them.
+    const ceiling = plan.seed * (Math.ceil((plan.sizes.at(-1) ?? plan.seed) / plan.seed) + 1);
+    await db('token_pairs').insert({ ...pairRow(owner, { accessExpiresAt: new Date(Date.now() + DAY), refreshExpiresAt: new Date(Date.now() + 30 * DAY) }), id: ceiling });
+    let rows = plan.seed;
+    let fillMs = performance.now() - fillStarted;
+    let capped = '';
+    const userinfo: ScalePoint[] = [];
+    const refresh: ScalePoint[] = [];
+    for (const size of plan.sizes) {
+      const started = performance.now();
+      while (rows < size) {
+        if (fillMs / 1000 > plan.fillBudgetSeconds) break;
+        const first = rows / plan.seed;
+        const count = Math.min(plan.copiesPerStatement, Math.ceil((size - rows) / plan.seed));
+        const statementStarted = performance.now();
+        await writeCopies(db, context.kind, plan.seed, Array.from({ length: count }, (_, i) => first + i));
+        fillMs += performance.now() - statementStarted;
+        rows += count * plan.seed;
+      }
+      if (rows < size) {
+        const rate = rows / (fillMs / 1000);
+        capped = `; ${shortCount(size)} did not fit the fill budget of ${plan.fillBudgetSeconds} s on this store (filled at ${Math.round(rate)} rows/s: ${shortCount(size)} would take ${Math.round(size / rate / 60)} min), largest measured ${shortCount(rows)}`;
+        if (userinfo.at(-1)?.x === rows) break;
+      }
+      context.log(`tokens ${context.kind}: ${rows} rows (filled in ${seconds(started)}), measuring`);
+      const bench = await issueTokens(db, owner, product.url);
+      await checkAnswers(bench);
+      // Unrecorded warm-up runs: longer for the first size, which the fresh process also pays JIT compilation for.
+      const warmUp = userinfo.length === 0 ? plan.firstWarmUpSeconds : 1;
+      await load(bench.userinfo, { connections: CONNECTIONS, seconds: warmUp });
+      const userinfoFigures = await load(bench.userinfo, { connections: CONNECTIONS, seconds: plan.seconds });
+      await load(bench.refresh, { connections: CONNECTIONS, seconds: warmUp });
+      const refreshFigures = await load(bench.refresh, { connections: CONNECTIONS, seconds: plan.seconds });
+      const fillNote = `fill ${(fillMs / 1000).toFixed(0)} s so far`;
+      userinfo.push(point(rows, userinfoFigures, fillNote));
+      refresh.push(point(rows, refreshFigures, fillNote));
+      if (capped) break;
+    }
+
+    // The prune, in batches, at the largest size, while userinfo is loaded. It runs here, beside the load generator:
+    // on its own connection pool, like an instance whose prune job is running.
+    const bench = await issueTokens(db, owner, product.url);
+    await load(bench.userinfo, { connections: CONNECTIONS, seconds: 1 });
+    const idle = await load(bench.userinfo, { connections: CONNECTIONS, seconds: plan.pruneWindowSeconds });
+    const pruneSeries: ScalePoint[] = [{ x: 0, value: idle.p99Ms, note: `idle (no prune): ${idle.requestsPerSecond} req/s` }];
+    let batches = 0;
+    let stopping = false;
+    const pruneStarted = performance.now();
+    const pruning = prune(db, {
+      retentionDays: DEFAULT_RETENTION_DAYS,
+      beforeBatch: async () => {
+        if (stopping) throw new PruneStopped('window over');
+        batches += 1;
+      },
+    }).catch((error: unknown) => {
+      if (!(error instanceof PruneStopped)) throw error;
+    });
+    let worst = 0;
+    for (let window = 1; window <= plan.pruneWindows; window += 1) {
+      const figures = await load(bench.userinfo, { connections: CONNECTIONS, seconds: plan.pruneWindowSeconds });
+      worst = Math.max(worst, figures.p99Ms);
+      pruneSeries.push({ x: Math.round((performance.now() - pruneStarted) / 1000), value: figures.p99Ms, note: `${figures.requestsPerSecond} req/s, ${batches} batches so far${figures.failures > 0 ? `, ${figures.failures} failed` : ''}` });
+    }
+    stopping = true;
+    await pruning;
+    const pruneSeconds = (performance.now() - pruneStarted) / 1000;
+    // Every batch but the rules' last ones is full; the few empty rules before token_pairs take one batch each.
+    const deletedRate = (batches * DEFAULT_BATCH_SIZE) / pruneSeconds;
+    const prunable = Math.round(rows * PRUNABLE_SHARE);
+    const withinTwice = worst <= 2 * Math.max(idle.p99Ms, 1);
+    const pruneVerdict =
+      `at ${shortCount(rows)} rows, p99 ≤ 2× idle while pruning: ${withinTwice ? 'yes' : 'no'} (idle ${idle.p99Ms} ms, worst ${worst} ms); ` +
+      `${batches} batches of ${DEFAULT_BATCH_SIZE} in ${pruneSeconds.toFixed(0)} s ≈ ${Math.round(deletedRate)} rows/s: the ${shortCount(prunable)} expired rows would take ≈ ${Math.round(prunable / Math.max(deletedRate, 1) / 60)} min`;
+    context.log(`tokens ${context.kind}: prune ${pruneVerdict}`);
+
+    const store = context.kind;
+    return [
+      { id: 'tokens-userinfo', title: 'userinfo throughput as token_pairs grows', xLabel: 'rows in token_pairs', yLabel: 'req/s', logX: true, store, points: userinfo, verdict: growthVerdict(userinfo, capped) },
+      { id: 'tokens-refresh', title: 'refresh grant throughput as token_pairs grows', xLabel: 'rows in token_pairs', yLabel: 'req/s', logX: true, store, points: refresh, verdict: growthVerdict(refresh, capped) },
+      {
+        id: 'tokens-prune',
+        title: 'userinfo p99 while the prune deletes expired pairs',
+        xLabel: 'seconds since the prune started (0 = idle)',
+        yLabel: 'userinfo p99 ms',
+        store,
+        points: pruneSeries,
+        verdict: pruneVerdict,
+      },
+    ];
+  } finally {
+    await product.stop();
+    await scratch.drop();
+  }
+}
+
+export const tokensScenario: ScaleScenario = { name: 'tokens', run };
