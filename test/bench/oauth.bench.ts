@@ -1,6 +1,6 @@
 /**
- * npm run bench, OAuth: userinfo next to floor C (one indexed join by hand) and the refresh grant next to floor D (the
- * same compare-and-set and insert in one transaction by hand). Each connection refreshes its own pair with the same
+ * npm run bench, OAuth: userinfo next to floor C and the refresh grant next to floor D, each running the product's
+ * own statements (captured from the product, test/bench/floors/statements.ts) as prepared statements by hand. Each connection refreshes its own pair with the same
  * (old) refresh token, which the rotation rules allow while the successor is unused, so every request does the full
  * refresh work: a new successor that supersedes the previous one.
  */
@@ -39,10 +39,10 @@ export async function oauthComparisons({ db, site, productUrl, floorUrl }: Bench
   };
   const bearer = { authorization: `Bearer ${userinfoToken}` };
   return [
-    { name: 'userinfo', floorName: 'C: one indexed join', product: { url: `${productUrl}/api/oauth/userinfo`, headers: bearer }, floor: { url: `${floorUrl}/floor/userinfo`, headers: bearer } },
+    { name: 'userinfo', floorName: 'C: the product\'s token read, prepared', product: { url: `${productUrl}/api/oauth/userinfo`, headers: bearer }, floor: { url: `${floorUrl}/floor/userinfo`, headers: bearer } },
     {
       name: 'refresh grant',
-      floorName: 'D: lock, insert and update in one transaction',
+      floorName: 'D: the product\'s six statements, prepared',
       product: refreshTarget(`${productUrl}/api/oauth/token`, productPairs),
       floor: refreshTarget(`${floorUrl}/floor/token`, floorPairs),
       same: sameTokenResponseShape,

@@ -3,7 +3,8 @@
  * interleaved (BENCH_PAIRS pairs of BENCH_SECONDS runs at BENCH_CONNECTIONS connections), as the median ratio with the
  * load average. MariaDB first, then SQLite; BENCH_DATABASE=mysql or sqlite runs one. The product runs as
  * `npm start` would (its own process, NODE_ENV=production, logging at info); the floors in another process over the
- * same database. Loopback only, bounded in time.
+ * same database. Each floor runs the product's exact SQL (captured from the product's code in this process before
+ * timing, test/bench/floors/statements.ts) as prepared statements. Loopback only, bounded in time.
  *
  * `npm run bench -- --memory` measures resident memory instead (test/bench/memory.ts).
  *
@@ -12,6 +13,8 @@
  */
 import { createSite } from '../../src/sites/sites.js';
 import { createScratchDatabase, type DatabaseKind } from '../support/databases.js';
+import { captureFromProduct } from './floors/capture.js';
+import { STATEMENTS_PATH } from './floors/index.js';
 import { bareKoa, compare, PRODUCT_NODE_FLAGS, printComparisons, run, startProcess, type BenchContext, type ComparisonResult } from './harness.js';
 import { mcpComparisons } from './mcp.bench.js';
 import { memoryBench } from './memory.js';
@@ -43,8 +46,14 @@ for (const kind of kinds) {
   try {
     const site = await createSite(scratch.db, { origin: product.url, name: 'Bench School', subdomain: 'bench' });
     const context: BenchContext = { kind, variant, productUrl: product.url, floorUrl: floors.url, db: scratch.db, site };
+    const comparisons: Parameters<typeof compare>[0][] = [];
+    for (const module of MODULES) comparisons.push(...(await module(context)).filter((comparison) => !only || only.test(comparison.name)));
+    // The floors run the product's own statements, captured now from the product's code over this database.
+    const book = await captureFromProduct(scratch.db, scratch.config, site, variant);
+    const handed = await fetch(`${floors.url}${STATEMENTS_PATH}`, { method: 'POST', body: JSON.stringify(book) });
+    if (!handed.ok) throw new Error(`the floors refused the product's statements: ${handed.status}`);
     const results: ComparisonResult[] = [];
-    for (const module of MODULES) for (const comparison of await module(context)) if (!only || only.test(comparison.name)) results.push(await compare(comparison));
+    for (const comparison of comparisons) results.push(await compare(comparison));
     printComparisons(`schoolgate bench (${kind}, variant ${variant})`, results);
   } finally {
     await product.stop();

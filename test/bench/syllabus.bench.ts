@@ -1,6 +1,6 @@
 /**
  * The member API's full syllabus query (20 courses × 50 lectures with progress, about 100 KB of JSON) next to floor B,
- * the same answer built by hand (test/bench/floors/syllabus.ts).
+ * the same answer built by hand on the product's own three statements (test/bench/floors/syllabus.ts).
  */
 import { findUserByEmail } from '../../src/accounts/users.js';
 import { variantProfile } from '../../src/variant.js';
@@ -18,7 +18,7 @@ export async function syllabusComparisons(context: BenchContext): Promise<Compar
   return [
     {
       name: 'member GraphQL syllabus',
-      floorName: 'floor B (hand-written route)',
+      floorName: 'B: the product\'s three statements, prepared',
       product: { url: `${context.productUrl}${variantProfile(context.variant).memberGraphql.path}`, method: 'POST', headers, body: JSON.stringify({ query: SYLLABUS_QUERY }) },
       floor: { url: `${context.floorUrl}/floor/syllabus`, method: 'POST', headers, body: JSON.stringify({ query: SYLLABUS_QUERY }) },
     },
