@@ -24,7 +24,7 @@ function verdict(points: ScalePoint[]): string {
 
 async function run(context: ScaleContext): Promise<ScaleSeries[]> {
   const levels = context.quick ? [4, 16] : [16, 64, 256];
-  const runSeconds = context.quick ? 1 : 5;
+  const runSeconds = context.quick ? 1 : 4;
   const scratch = await createScratchDatabase(context.kind);
   const product = await startProduct(scratch.url);
   try {

@@ -43,16 +43,16 @@ function sizesFor(quick: boolean): Sizes {
     seed: 10_000,
     copiesPerStatement: 10,
     sizes: [10_000, 100_000, 1_000_000, 10_000_000],
-    seconds: 5,
+    seconds: 4,
     firstWarmUpSeconds: 4,
     pruneWindows: 5,
     pruneWindowSeconds: 2,
-    fillBudgetSeconds: Number(process.env.SCALE_TOKENS_FILL_SECONDS ?? 150),
+    fillBudgetSeconds: Number(process.env.SCALE_TOKENS_FILL_SECONDS ?? 90),
   };
 }
 
 /** The seed: ids 1..seed in chains of five, written with multi-row inserts in one transaction. */
-async function writeSeed(db: Database, owner: Owner, seed: number): Promise<void> {
+export async function writeSeed(db: Database, owner: Owner, seed: number): Promise<void> {
   const rows: Array<Record<string, unknown>> = [];
   for (let id = 1; id <= seed; id += 1) {
     const position = (id - 1) % CHAIN;
@@ -81,7 +81,7 @@ async function writeSeed(db: Database, owner: Owner, seed: number): Promise<void
  * Copies of the seed at ids `seed × copy + id`, with new hashes and grant ids; chains keep their parents. Ordered so
  * that a parent is written before its child (InnoDB checks the foreign key row by row).
  */
-async function writeCopies(db: Database, kind: 'mysql' | 'sqlite', seed: number, copies: number[]): Promise<void> {
+export async function writeCopies(db: Database, kind: 'mysql' | 'sqlite', seed: number, copies: number[]): Promise<void> {
   const list = copies.map((copy) => `SELECT ${Math.trunc(copy)} AS k`).join(' UNION ALL ');
   const newId = `(t.id + ${seed} * c.k)`;
   const hash = (prefix: string) => (kind === 'mysql' ? `SHA2(CONCAT('${prefix}', ${newId}), 256)` : 'lower(hex(randomblob(32)))');
