@@ -12,11 +12,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../../src/shared/paths.js';
 import { connectionsScenario } from './connections.scale.js';
+import { importScenario } from './import.scale.js';
+import { membersScenario } from './members.scale.js';
 import { stamp, writeScaleReport, type MeasuredSeries } from './report.js';
+import { sitesScenario } from './sites.scale.js';
 import { tokensScenario } from './tokens.scale.js';
 import type { ScaleScenario } from './types.js';
 
-const SCENARIOS: ScaleScenario[] = [tokensScenario, connectionsScenario];
+const SCENARIOS: ScaleScenario[] = [tokensScenario, connectionsScenario, sitesScenario, membersScenario, importScenario];
 
 const kinds: Array<'mysql' | 'sqlite'> = process.env.BENCH_DATABASE === 'mysql' || process.env.BENCH_DATABASE === 'sqlite' ? [process.env.BENCH_DATABASE] : ['mysql', 'sqlite'];
 const only = process.env.SCALE_ONLY ? new RegExp(process.env.SCALE_ONLY, 'i') : null;

@@ -1,0 +1,138 @@
+/**
+ * bench:scale, sites: one process serving 1, 1,000 and 10,000 sites. At each size the product is started afresh over
+ * a database holding that many sites (start-up time), every site is asked once so the site cache fills, then OIDC
+ * discovery (`/.well-known/openid-configuration`, which needs nothing but the request's site) is loaded with requests
+ * spread round-robin over all the sites by their Host header: req/s and p99, and the product's resident memory after
+ * the load, from which the memory per cached site follows.
+ *
+ * The site cache (src/sites/site-cache.ts) keeps an entry per origin asked for, read again from the database once
+ * older than SCHOOLGATE_SITE_CACHE_SECONDS (5): when the sites outnumber what the load reaches within that lifetime,
+ * most requests read their site. Nothing but the number of sites bounds the map (an entry is replaced, never evicted).
+ */
+import autocannon from 'autocannon';
+import type { Knex } from 'knex';
+import { createScratchDatabase } from '../../support/databases.js';
+import type { ScaleContext, ScaleScenario, ScaleSeries } from './types.js';
+import { percentFrom, startProduct } from './load.js';
+import { request, residentMemoryMb, sleep } from './probes.js';
+
+const FULL_SIZES = [1, 1000, 10000];
+const QUICK_SIZES = [1, 50];
+const CONNECTIONS = 16;
+/** Target (issue): request cost flat within 15% of one site; at most 64 KB more resident memory per cached site. */
+const FLAT_WITHIN = 0.15;
+const KB_PER_SITE_TARGET = 64;
+
+const host = (index: number) => `s${index}.scale.test`;
+
+/** Sites s0 … s(to − 1), as createSite would write them, added in multi-row inserts. */
+async function addSites(db: Knex, from: number, to: number): Promise<void> {
+  const now = new Date();
+  const rows = Array.from({ length: to - from }, (_, offset) => ({
+    origin: `http://${host(from + offset)}`,
+    subdomain: `s${from + offset}`,
+    name: `Scale School ${from + offset}`,
+    timezone: 'UTC',
+    default_currency: 'USD',
+    mcp_connections_enabled: false,
+    open_registration: false,
+    created_at: now,
+    updated_at: now,
+  }));
+  await db.transaction(async (trx) => {
+    for (let start = 0; start < rows.length; start += 500) await trx('sites').insert(rows.slice(start, start + 500));
+  });
+}
+
+/** Discovery asked of every site in turn, by Host header, on `connections` connections. */
+async function spreadLoad(url: string, sites: number, options: { duration?: number; amount?: number }) {
+  let next = 0;
+  return autocannon({
+    url,
+    connections: CONNECTIONS,
+    ...options,
+    requests: [
+      {
+        method: 'GET',
+        path: '/.well-known/openid-configuration',
+        setupRequest: (request) => ({ ...request, headers: { ...request.headers, host: host(next++ % sites) } }),
+      },
+    ],
+  });
+}
+
+async function run(context: ScaleContext): Promise<ScaleSeries[]> {
+  const sizes = context.quick ? QUICK_SIZES : FULL_SIZES;
+  const seconds = context.quick ? 1 : 8;
+  const scratch = await createScratchDatabase(context.kind);
+  const points: Array<{ sites: number; rate: number; p99: number; startupMs: number; rssMb: number; failures: number }> = [];
+  try {
+    let present = 0;
+    for (const sites of sizes) {
+      await addSites(scratch.db, present, sites);
+      present = sites;
+      const spawned = performance.now();
+      const product = await startProduct(scratch.url);
+      const startupMs = Math.round(performance.now() - spawned);
+      try {
+        const probe = await request(`${product.url}/.well-known/openid-configuration`, { headers: { host: host(sites - 1) } });
+        if (probe.status !== 200) throw new Error(`discovery of ${host(sites - 1)} answered ${probe.status}`);
+        // Fill the cache: every site once, then a warm-up at the measured rate.
+        await spreadLoad(product.url, sites, { amount: Math.max(sites, CONNECTIONS) });
+        await spreadLoad(product.url, sites, { duration: context.quick ? 1 : 2 });
+        const result = await spreadLoad(product.url, sites, { duration: seconds });
+        await sleep(1000);
+        const rssMb = residentMemoryMb(product.child.pid).rss;
+        points.push({ sites, rate: Math.round(result.requests.average), p99: result.latency.p99, startupMs, rssMb, failures: result.non2xx + result.errors });
+        context.log(`sites ${sites}: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms, start-up ${startupMs} ms, RSS ${rssMb.toFixed(0)} MB, non-2xx/errors ${result.non2xx + result.errors}`);
+      } finally {
+        await product.stop();
+      }
+    }
+  } finally {
+    await scratch.drop();
+  }
+
+  const first = points[0];
+  const last = points.at(-1);
+  if (!first || !last) return [];
+  const slowest = Math.min(...points.map((point) => point.rate));
+  const flat = slowest >= first.rate * (1 - FLAT_WITHIN);
+  const kbPerSite = ((last.rssMb - first.rssMb) * 1024) / Math.max(1, last.sites - first.sites);
+  const failures = points.reduce((sum, point) => sum + point.failures, 0);
+  const store = context.kind;
+  return [
+    {
+      id: 'sites-request-rate',
+      title: 'OIDC discovery spread over every site of one process',
+      xLabel: 'sites in the process',
+      yLabel: 'req/s',
+      logX: true,
+      store,
+      points: points.map((point) => ({ x: point.sites, value: point.rate, p99Ms: point.p99, note: point.failures > 0 ? `${point.failures} non-2xx/errors` : undefined })),
+      verdict: `flat within 15% of 1 site: ${flat ? 'yes' : 'NO'} (${percentFrom(first.rate, last.rate)} at ${last.sites.toLocaleString('en')} sites)${failures > 0 ? `; ${failures} failed requests` : ''}`,
+    },
+    {
+      id: 'sites-startup',
+      title: 'Start-up time with the sites in the database',
+      xLabel: 'sites in the database',
+      yLabel: 'ms from spawn to listening',
+      logX: true,
+      store,
+      points: points.map((point) => ({ x: point.sites, value: point.startupMs })),
+      verdict: `${percentFrom(first.startupMs, last.startupMs)} at ${last.sites.toLocaleString('en')} sites (includes tsx compiling the sources)`,
+    },
+    {
+      id: 'sites-memory',
+      title: 'Resident memory after serving every site',
+      xLabel: 'sites cached',
+      yLabel: 'RSS MB',
+      logX: true,
+      store,
+      points: points.map((point) => ({ x: point.sites, value: Math.round(point.rssMb * 10) / 10 })),
+      verdict: `${kbPerSite.toFixed(1)} KB per additional cached site (target ≤ ${KB_PER_SITE_TARGET} KB: ${kbPerSite <= KB_PER_SITE_TARGET ? 'met' : 'NOT met'}); the site cache is bounded only by the number of sites`,
+    },
+  ];
+}
+
+export const sitesScenario: ScaleScenario = { name: 'sites', run };
