@@ -1,6 +1,9 @@
 import { expect } from 'chai';
+import { startServer, type RunningServer } from '../src/server.js';
+import { createLogger } from '../src/shared/logger.js';
+import { createSite, type Site } from '../src/sites/sites.js';
 import { describeEachDatabase } from './support/databases.js';
-import { startTestServer, type TestServer } from './support/server.js';
+import { testConfig } from './support/server.js';
 import { captureRequests } from './bench/floors/capture.js';
 import { startFloorServer, STATEMENTS_PATH } from './bench/floors/index.js';
 import { captureStatements, type CaptureRequests, type ProductRequest, type StatementBook } from './bench/floors/statements.js';
@@ -13,7 +16,8 @@ import { openRawStore, type RawStore } from './bench/floors/store.js';
  * floor would issue that the product was not seen issuing is refused. Site reads (each side's 5 s cache) are left out.
  */
 describeEachDatabase('bench floors: the product’s statements, by construction', (scratch) => {
-  let server: TestServer;
+  let server: RunningServer;
+  let site: Site;
   let store: RawStore;
   let floors: { url: string; close(): Promise<void> };
   let book: StatementBook;
@@ -34,7 +38,7 @@ describeEachDatabase('bench floors: the product’s statements, by construction'
     const onQuery = (query: { sql: string }) => statements.push(query.sql);
     scratch().db.on('query', onQuery);
     try {
-      const { status, body } = await answered(server.siteA.origin, request);
+      const { status, body } = await answered(site.origin, request);
       return { statements: statements.filter((sql) => sql !== book.sql.site), status, body };
     } finally {
       scratch().db.off('query', onQuery);
@@ -58,21 +62,23 @@ describeEachDatabase('bench floors: the product’s statements, by construction'
 
   before(async function () {
     this.timeout(120000);
-    server = await startTestServer(scratch(), { variant: 'A' });
-    book = await captureStatements(scratch().db, server.siteA.origin, await captureRequests(scratch().db, server.siteA, 'A'), sendTo(server.siteA.origin));
-    product = await captureRequests(scratch().db, server.siteA, 'A');
-    floor = await captureRequests(scratch().db, server.siteA, 'A');
+    // A test server without the usage flush on a timer, whose writes could land among a request's statements.
+    server = await startServer(testConfig({ variant: 'A', database: scratch().config, usageFlushIntervalSeconds: 0 }), { db: scratch().db, logger: createLogger('silent') });
+    site = await createSite(scratch().db, { origin: `http://localhost:${new URL(server.listeningOn).port}`, name: 'Floors School', subdomain: 'floors' });
+    book = await captureStatements(scratch().db, site.origin, await captureRequests(scratch().db, site, 'A'), sendTo(site.origin));
+    product = await captureRequests(scratch().db, site, 'A');
+    floor = await captureRequests(scratch().db, site, 'A');
     store = openRawStore(scratch().config);
     floors = await startFloorServer(store);
     expect((await fetch(`${floors.url}${STATEMENTS_PATH}`, { method: 'POST', body: JSON.stringify(book) })).status).to.equal(200);
     // The first presentation of an access token marks it used (the product's one-off write; the floors skip it).
-    await sendTo(server.siteA.origin)(product.userinfo);
-    await sendTo(server.siteA.origin)(product.syllabus);
+    await sendTo(site.origin)(product.userinfo);
+    await sendTo(site.origin)(product.syllabus);
   });
   after(async () => {
     await floors?.close();
     await store?.close();
-    await server?.stop();
+    await server?.stop(1000);
   });
 
   it('captures one text per statement of each path, none of them empty', () => {
@@ -119,16 +125,16 @@ describeEachDatabase('bench floors: the product’s statements, by construction'
   });
 
   it('the capture stops when the product issues a statement the floor does not know', async () => {
-    const requests = await captureRequests(scratch().db, server.siteA, 'A');
-    const send = sendTo(server.siteA.origin);
+    const requests = await captureRequests(scratch().db, site, 'A');
+    const send = sendTo(site.origin);
     // A product that reads one more row per request than the floors know of.
     const oneMore = async (request: ProductRequest) => {
-      await scratch().db('sites').where({ id: server.siteA.id }).first('id');
+      await scratch().db('sites').where({ id: site.id }).first('id');
       return send(request);
     };
     let failure: unknown;
     try {
-      await captureStatements(scratch().db, server.siteA.origin, requests, oneMore);
+      await captureStatements(scratch().db, site.origin, requests, oneMore);
     } catch (error) {
       failure = error;
     }
