@@ -119,10 +119,10 @@ function predictedSeconds(users: number, last: { users: number; seconds: number 
   return last ? (last.seconds / last.users) * users : 0;
 }
 
-/** `planned`, or the largest fallback size whose predicted time fits the budget. */
-function fitting(planned: number, last: { users: number; seconds: number } | undefined): number {
+/** `planned`, or the largest fallback size (above the last size measured) whose predicted time fits the budget; null if none does. */
+function fitting(planned: number, last: { users: number; seconds: number } | undefined): number | null {
   if (predictedSeconds(planned, last) <= BUDGET_SECONDS) return planned;
-  return FALLBACK_SIZES.find((users) => users < planned && predictedSeconds(users, last) <= BUDGET_SECONDS) ?? planned / 10;
+  return FALLBACK_SIZES.find((users) => users < planned && users > (last?.users ?? 0) && predictedSeconds(users, last) <= BUDGET_SECONDS) ?? null;
 }
 
 /** SQL statements per user of an import, counted in this process on a small school (what the time per user is made of). */
@@ -152,7 +152,11 @@ async function run(context: ScaleContext): Promise<ScaleSeries[]> {
     context.log(`import: ${perUser.toFixed(1)} SQL statements per user (a user, their membership and role, an enrollment, a resume point, 3 lectures of progress)`);
     for (const planned of sizes) {
       const users = fitting(planned, points.at(-1));
-      if (users !== planned) cut.push(`${shortCount(planned)} would take about ${Math.round(predictedSeconds(planned, points.at(-1)))} s, over the ${BUDGET_SECONDS} s budget: ${shortCount(users)} instead`);
+      if (users !== planned) {
+        cut.push(`${shortCount(planned)} would take about ${Math.round(predictedSeconds(planned, points.at(-1)))} s, over the ${BUDGET_SECONDS} s budget: ${users === null ? 'not run' : `${shortCount(users)} instead`}`);
+        context.log(`import: ${cut.at(-1) ?? ''}`);
+        if (users === null) break;
+      }
       const file = path.join(directory, `school-${users}.json`);
       fs.writeFileSync(file, JSON.stringify(schoolDocument(users)));
       const documentMb = fs.statSync(file).size / 1024 / 1024;
