@@ -336,14 +336,20 @@ async function memberListSeries(context: ScaleContext, sizes: Sizes, scratch: Sc
 async function run(context: ScaleContext): Promise<ScaleSeries[]> {
   const sizes = context.quick ? QUICK : FULL;
   const scratch = await createScratchDatabase(context.kind);
-  const product = await startProduct(scratch.url);
-  const counting = await countingServer(scratch);
   try {
-    const site = await createSite(scratch.db, { origin: product.url, name: 'Bench School', subdomain: 'scale' });
-    return [...(await syllabusSeries(context, sizes, scratch, site, product.url, counting)), ...(await memberListSeries(context, sizes, scratch, site, counting))];
+    const product = await startProduct(scratch.url);
+    try {
+      const counting = await countingServer(scratch);
+      try {
+        const site = await createSite(scratch.db, { origin: product.url, name: 'Bench School', subdomain: 'scale' });
+        return [...(await syllabusSeries(context, sizes, scratch, site, product.url, counting)), ...(await memberListSeries(context, sizes, scratch, site, counting))];
+      } finally {
+        await counting.stop();
+      }
+    } finally {
+      await product.stop();
+    }
   } finally {
-    await counting.stop();
-    await product.stop();
     await scratch.drop();
   }
 }
