@@ -52,8 +52,8 @@ async function run(context: ScaleContext): Promise<ScaleSeries[]> {
       for (const connections of levels) {
         await load(target, { connections, seconds: 1 });
         const figures = await load(target, { connections, seconds: runSeconds });
-        context.log(`connections ${context.kind}: ${id} at ${connections}: ${figures.requestsPerSecond} req/s, p99 ${figures.p99Ms} ms, ${figures.failures} failed`);
-        points.push({ x: connections, value: figures.requestsPerSecond, p99Ms: figures.p99Ms, note: `p50 ${figures.p50Ms} ms${figures.failures > 0 ? `; ${figures.failures} failed` : ''}` });
+        context.log(`connections ${context.kind}: ${id} at ${connections}: ${figures.requestsPerSecond} req/s, p99 ${figures.p99Ms} ms, ${figures.failures} failed${figures.failures > 0 ? ` (${figures.failureKinds})` : ''}`);
+        points.push({ x: connections, value: figures.requestsPerSecond, p99Ms: figures.p99Ms, note: `p50 ${figures.p50Ms} ms${figures.failures > 0 ? `; ${figures.failures} failed (${figures.failureKinds})` : ''}` });
       }
       series.push({ id, title, xLabel: 'concurrent connections', yLabel: 'req/s', logX: true, store: context.kind, points, verdict: verdict(points) });
     }

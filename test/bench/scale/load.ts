@@ -16,12 +16,23 @@ export interface LoadFigures {
   p99Ms: number;
   /** Answers that were not 2xx, plus connection errors (timeouts included): a pool that runs dry shows here. */
   failures: number;
+  /** What the failures were, e.g. "503×44, 2 timeouts" (empty when none). */
+  failureKinds: string;
+}
+
+function failureKinds(result: autocannon.Result): string {
+  const statuses = Object.entries(result.statusCodeStats ?? {})
+    .filter(([status]) => !status.startsWith('2'))
+    .map(([status, stats]) => `${status}×${stats.count ?? 0}`);
+  const timeouts = result.timeouts > 0 ? [`${result.timeouts} timeouts`] : [];
+  const others = result.errors - result.timeouts > 0 ? [`${result.errors - result.timeouts} connection errors`] : [];
+  return [...statuses, ...timeouts, ...others].join(', ');
 }
 
 /** One bounded run against loopback. */
 export async function load(target: Target, options: { connections: number; seconds: number }): Promise<LoadFigures> {
   const result = await autocannon({ ...target, connections: options.connections, duration: options.seconds });
-  return { requestsPerSecond: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, failures: result.non2xx + result.errors };
+  return { requestsPerSecond: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, failures: result.non2xx + result.errors, failureKinds: failureKinds(result) };
 }
 
 /** The product on `databaseUrl`, as the bench runs it: production mode, logging at info, no prune job of its own. */

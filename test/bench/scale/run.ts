@@ -43,7 +43,10 @@ for (const kind of kinds) {
     try {
       const series = await scenario.run({ kind, quick, log });
       const elapsed = (performance.now() - scenarioStarted) / 1000;
-      measured.push(...series.map((one) => stamp(one, elapsed)));
+      const stamped = series.map((one) => stamp(one, elapsed));
+      measured.push(...stamped);
+      // Written after every scenario, so a run stopped half-way keeps what it measured.
+      writeScaleReport(out, stamped);
       for (const one of series) log(`  ${one.id} [${kind}]: ${one.verdict ?? 'no verdict'}`);
       log(`${scenario.name} on ${kind}: ${elapsed.toFixed(0)} s (total ${((performance.now() - started) / 1000).toFixed(0)} s)`);
     } catch (error) {
@@ -53,7 +56,6 @@ for (const kind of kinds) {
   }
 }
 if (measured.length > 0) {
-  writeScaleReport(out, measured);
   log(`wrote ${measured.length} series to ${path.relative(process.cwd(), out) || out}/scale.md (and scale-<id>.svg, scale.json)`);
 }
 log(`bench:scale: ${((performance.now() - started) / 60000).toFixed(1)} min in all, load average ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}${failed.length > 0 ? `; FAILED: ${failed.join(', ')}` : ''}`);

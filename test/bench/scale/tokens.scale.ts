@@ -8,11 +8,14 @@
  * stops at the store's time budget (SCALE_TOKENS_FILL_SECONDS): the largest size reached is measured and the verdict
  * says so.
  */
+import { spawn } from 'node:child_process';
 import type { Database } from '../../../src/db/connection.js';
-import { DEFAULT_BATCH_SIZE, DEFAULT_RETENTION_DAYS, prune } from '../../../src/housekeeping/prune.js';
+import { DEFAULT_RETENTION_DAYS } from '../../../src/housekeeping/prune.js';
 import { newGrantId, insertPair } from '../../../src/oauth/tokens/store.js';
+import { PROJECT_ROOT } from '../../../src/shared/paths.js';
 import { createSite } from '../../../src/sites/sites.js';
 import { createScratchDatabase } from '../../support/databases.js';
+import { TEST_KEY_ENCRYPTION_ENV } from '../../support/key-encryption.js';
 import { ago, DAY, pairRow, type Owner } from '../../support/housekeeping-fixtures.js';
 import { makeClient, makeUser } from '../../support/oauth-fixtures.js';
 import type { Target } from '../harness.js';
@@ -129,8 +132,13 @@ async function checkAnswers(bench: Bench): Promise<void> {
   }
 }
 
+async function countPairs(db: Database): Promise<number> {
+  const row = (await db('token_pairs').count({ n: '*' }).first()) as { n: number | string } | undefined;
+  return Number(row?.n ?? 0);
+}
+
 function point(x: number, figures: LoadFigures, note: string): ScalePoint {
-  return { x, value: figures.requestsPerSecond, p99Ms: figures.p99Ms, note: `${note}${figures.failures > 0 ? `; ${figures.failures} failed` : ''}` };
+  return { x, value: figures.requestsPerSecond, p99Ms: figures.p99Ms, note: `${note}${figures.failures > 0 ? `; ${figures.failures} failed (${figures.failureKinds})` : ''}` };
 }
 
 function growthVerdict(points: ScalePoint[], cappedNote: string): string {
@@ -140,8 +148,6 @@ function growthVerdict(points: ScalePoint[], cappedNote: string): string {
   const within = Math.abs(last.value - first.value) / first.value <= 0.15;
   return `within 15% of ${shortCount(first.x)} at ${shortCount(last.x)}: ${within ? 'yes' : 'no'} (${percentFrom(first.value, last.value)}; p99 ${first.p99Ms ?? '?'} → ${last.p99Ms ?? '?'} ms)${cappedNote}`;
 }
-
-class PruneStopped extends Error {}
 
 async function run(context: ScaleContext): Promise<ScaleSeries[]> {
   const plan = sizesFor(context.quick);
@@ -194,40 +200,39 @@ async function run(context: ScaleContext): Promise<ScaleSeries[]> {
       if (capped) break;
     }
 
-    // The prune, in batches, at the largest size, while userinfo is loaded. It runs here, beside the load generator:
-    // on its own connection pool, like an instance whose prune job is running.
+    // The prune, in batches, at the largest size, while userinfo is loaded: `schoolgate prune` in a process of its
+    // own, as an operator or another instance would run it (and so that a synchronous driver, better-sqlite3, never
+    // holds up the load generator here). It is stopped after the windows; the rows it deleted are counted.
     const bench = await issueTokens(db, owner, product.url);
     await load(bench.userinfo, { connections: CONNECTIONS, seconds: 1 });
     const idle = await load(bench.userinfo, { connections: CONNECTIONS, seconds: plan.pruneWindowSeconds });
     const pruneSeries: ScalePoint[] = [{ x: 0, value: idle.p99Ms, note: `idle (no prune): ${idle.requestsPerSecond} req/s` }];
-    let batches = 0;
-    let stopping = false;
+    const before = await countPairs(db);
     const pruneStarted = performance.now();
-    const pruning = prune(db, {
-      retentionDays: DEFAULT_RETENTION_DAYS,
-      beforeBatch: async () => {
-        if (stopping) throw new PruneStopped('window over');
-        batches += 1;
-      },
-    }).catch((error: unknown) => {
-      if (!(error instanceof PruneStopped)) throw error;
+    const pruner = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'prune'], {
+      cwd: PROJECT_ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...TEST_KEY_ENCRYPTION_ENV, DATABASE_URL: scratch.url, SCHOOLGATE_PRUNE_RETENTION_DAYS: String(DEFAULT_RETENTION_DAYS) },
+      stdio: 'ignore',
     });
+    let exitedAt: number | undefined;
+    const exited = new Promise<void>((resolve) => pruner.once('exit', () => resolve(void (exitedAt = performance.now()))));
     let worst = 0;
     for (let window = 1; window <= plan.pruneWindows; window += 1) {
       const figures = await load(bench.userinfo, { connections: CONNECTIONS, seconds: plan.pruneWindowSeconds });
       worst = Math.max(worst, figures.p99Ms);
-      pruneSeries.push({ x: Math.round((performance.now() - pruneStarted) / 1000), value: figures.p99Ms, note: `${figures.requestsPerSecond} req/s, ${batches} batches so far${figures.failures > 0 ? `, ${figures.failures} failed` : ''}` });
+      pruneSeries.push({ x: Math.round((performance.now() - pruneStarted) / 1000), value: figures.p99Ms, note: `${figures.requestsPerSecond} req/s${figures.failures > 0 ? `, ${figures.failures} failed (${figures.failureKinds})` : ''}` });
     }
-    stopping = true;
-    await pruning;
-    const pruneSeconds = (performance.now() - pruneStarted) / 1000;
-    // Every batch but the rules' last ones is full; the few empty rules before token_pairs take one batch each.
-    const deletedRate = (batches * DEFAULT_BATCH_SIZE) / pruneSeconds;
+    const finished = exitedAt !== undefined;
+    if (!finished) pruner.kill('SIGKILL');
+    await exited;
+    const pruneSeconds = ((exitedAt ?? performance.now()) - pruneStarted) / 1000;
+    const deleted = before - (await countPairs(db));
+    const deletedRate = deleted / pruneSeconds;
     const prunable = Math.round(rows * PRUNABLE_SHARE);
     const withinTwice = worst <= 2 * Math.max(idle.p99Ms, 1);
     const pruneVerdict =
       `at ${shortCount(rows)} rows, p99 ≤ 2× idle while pruning: ${withinTwice ? 'yes' : 'no'} (idle ${idle.p99Ms} ms, worst ${worst} ms); ` +
-      `${batches} batches of ${DEFAULT_BATCH_SIZE} in ${pruneSeconds.toFixed(0)} s ≈ ${Math.round(deletedRate)} rows/s: the ${shortCount(prunable)} expired rows would take ≈ ${Math.round(prunable / Math.max(deletedRate, 1) / 60)} min`;
+      `${finished ? 'the prune finished in' : 'stopped after'} ${pruneSeconds.toFixed(0)} s, ${deleted} rows deleted ≈ ${Math.round(deletedRate)} rows/s: the ${shortCount(prunable)} expired rows would take ≈ ${Math.max(1, Math.round(prunable / Math.max(deletedRate, 1) / 60))} min`;
     context.log(`tokens ${context.kind}: prune ${pruneVerdict}`);
 
     const store = context.kind;
