@@ -71,23 +71,30 @@ function openSqlite(filename: string, warn: KnexWarningSink, timeouts: DatabaseT
   });
 }
 
+/**
+ * The mysql2 settings of every product connection: UTC times, utf8mb4, and big numbers answered as numbers (ids and
+ * counts stay below 2^53). The bench's floors open their connections with them too.
+ */
+export function mysqlConnectionSettings(config: Extract<DatabaseConfig, { client: 'mysql' }>) {
+  return {
+    host: config.host,
+    port: config.port,
+    user: config.user,
+    password: config.password,
+    database: config.database,
+    timezone: 'Z',
+    charset: 'utf8mb4',
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+  };
+}
+
 function openMysql(config: Extract<DatabaseConfig, { client: 'mysql' }>, warn: KnexWarningSink, timeouts: DatabaseTimeouts): Database {
   const lockWaitSeconds = Math.max(1, Math.ceil(timeouts.lockWaitMs / 1000));
   return knexFactory({
     client: 'mysql2',
     log: knexLog(warn),
-    connection: {
-      host: config.host,
-      port: config.port,
-      user: config.user,
-      password: config.password,
-      database: config.database,
-      timezone: 'Z',
-      charset: 'utf8mb4',
-      connectTimeout: timeouts.connectMs,
-      supportBigNumbers: true,
-      bigNumberStrings: false,
-    },
+    connection: { ...mysqlConnectionSettings(config), connectTimeout: timeouts.connectMs },
     pool: { min: 0, max: 10, afterCreate: (connection: MysqlConnection, done: SessionDone) => boundLockWaits(connection, lockWaitSeconds, (error) => (error ? done(error, connection) : readCausally(connection, done))) },
     acquireConnectionTimeout: timeouts.acquireMs,
   });

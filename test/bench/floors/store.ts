@@ -7,6 +7,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import type { DatabaseConfig } from '../../../src/config/database-url.js';
+import { mysqlConnectionSettings } from '../../../src/db/connection.js';
 import { sqliteDriver } from '../../../src/db/sqlite-driver.js';
 
 export type Row = Record<string, unknown>;
@@ -31,19 +32,8 @@ export function openRawStore(config: DatabaseConfig): RawStore {
 }
 
 function openMysql(config: Extract<DatabaseConfig, { client: 'mysql' }>): RawStore {
-  // The product's connection settings (src/db/connection.ts): UTC times, big numbers as numbers, a pool of 10.
-  const pool = mysql.createPool({
-    host: config.host,
-    port: config.port,
-    user: config.user,
-    password: config.password,
-    database: config.database,
-    timezone: 'Z',
-    charset: 'utf8mb4',
-    supportBigNumbers: true,
-    bigNumberStrings: false,
-    connectionLimit: 10,
-  });
+  // The product's connection settings and its pool of 10 (src/db/connection.ts).
+  const pool = mysql.createPool({ ...mysqlConnectionSettings(config), connectionLimit: 10 });
   const runner = (connection: mysql.Pool | mysql.PoolConnection, store: RawStore): StatementRunner => ({
     async all(sql, values) {
       store.record?.(sql);
