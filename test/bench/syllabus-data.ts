@@ -7,17 +7,20 @@ export const COURSES = 20;
 export const SECTIONS = 5;
 export const LECTURES_PER_SECTION = 10;
 
+/** What the syllabus asks of each enrolled course (the bench member's and the scale bench's big member's). */
+export const SYLLABUS_COURSE_SELECTION = `nodes {
+        slug expireDate hasLifetimeAccess
+        lastWatchedLecture { lectureId positionSeconds }
+        detailProgress { completedLecturesCount totalLecturesCount completionRate }
+        sections { title lectures { title state isLocked unlockAt duration } }
+      }`;
+
 export const SYLLABUS_QUERY = `{
   viewer {
     id name
     enrolledCourses(first: ${COURSES}) {
       totalCount
-      nodes {
-        slug expireDate hasLifetimeAccess
-        lastWatchedLecture { lectureId positionSeconds }
-        detailProgress { completedLecturesCount totalLecturesCount completionRate }
-        sections { title lectures { title state isLocked unlockAt duration } }
-      }
+      ${SYLLABUS_COURSE_SELECTION}
     }
   }
 }`;

@@ -23,7 +23,7 @@ import { issueToken } from '../../support/admin.js';
 import { createScratchDatabase, type ScratchDatabase } from '../../support/databases.js';
 import { memberToken } from '../../support/member-api.js';
 import { testConfig } from '../../support/server.js';
-import { syllabusDocument } from '../syllabus-data.js';
+import { SYLLABUS_COURSE_SELECTION, syllabusDocument } from '../syllabus-data.js';
 import { percentFrom, startProduct, VARIANT } from './load.js';
 import { median, request } from './probes.js';
 import type { ScaleContext, ScaleScenario, ScaleSeries } from './types.js';
@@ -50,12 +50,7 @@ const syllabusQuery = (page: number) => `query Syllabus($after: String) {
     id name
     enrolledCourses(first: ${page}, after: $after) {
       pageInfo { hasNextPage endCursor }
-      nodes {
-        slug expireDate hasLifetimeAccess
-        lastWatchedLecture { lectureId positionSeconds }
-        detailProgress { completedLecturesCount totalLecturesCount completionRate }
-        sections { title lectures { title state isLocked unlockAt duration } }
-      }
+      ${SYLLABUS_COURSE_SELECTION}
     }
   }
 }`;
