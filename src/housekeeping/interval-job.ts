@@ -1,4 +1,5 @@
 import type { Database } from '../db/connection.js';
+import { logFailure } from '../shared/failure-log.js';
 import type { Logger } from '../shared/logger.js';
 import { newHolderId } from './lease.js';
 import { PruneInterrupted, pruneUnderLease } from './run-prune.js';
@@ -44,7 +45,7 @@ export function startPruneJob(db: Database, logger: Logger, options: PruneJobOpt
       else log.debug({ holder: outcome.lease?.holder ?? null, lastFinishedAt: outcome.lease?.lastFinishedAt ?? null }, 'prune skipped: another instance holds the lease or ran recently');
     } catch (error) {
       if (error instanceof PruneInterrupted) log.info(error.message);
-      else log.error({ err: error }, 'prune failed; trying again at the next interval');
+      else logFailure(log, error, 'prune failed; trying again at the next interval');
     }
   };
 

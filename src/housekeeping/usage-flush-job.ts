@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../db/connection.js';
+import { logFailure } from '../shared/failure-log.js';
 import type { Logger } from '../shared/logger.js';
 import { startRepeatingJob } from '../shared/repeating-job.js';
 import { flushUses, pendingUses } from '../usage/tally.js';
@@ -47,7 +48,8 @@ export function startUsageFlushJob(db: Database, logger: Logger, options: { inte
       log.debug({ written }, 'usage counts written');
       return true;
     } catch (error) {
-      log.warn({ err: error, pending: pendingUses(db) }, 'could not write the usage counts; keeping them for the next run');
+      // An outage is logged once by the database health state; only a fault of ours carries a stack (failure-log.ts).
+      logFailure(log, error, 'could not write the usage counts; keeping them for the next run', { pending: pendingUses(db) });
       return false;
     }
   };
