@@ -19,6 +19,8 @@ import * as clientAuthenticationAndSessions from './0017_client_authentication_a
 import * as clientAttribution from './0018_client_attribution.js';
 import * as trustedDocuments from './0019_trusted_documents.js';
 import * as apiUsage from './0020_api_usage.js';
+import * as memberListKeys from './0021_member_list_keys.js';
+import * as pruneIndexes from './0022_prune_indexes.js';
 
 type Migration = Knex.Migration;
 
@@ -44,6 +46,8 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['0018_client_attribution', clientAttribution],
   ['0019_trusted_documents', trustedDocuments],
   ['0020_api_usage', apiUsage],
+  ['0021_member_list_keys', memberListKeys],
+  ['0022_prune_indexes', pruneIndexes],
 ];
 
 /** Bundled with the code instead of read from a folder, so the same list runs from src/ (tsx) and dist/ (node). */
