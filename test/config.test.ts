@@ -55,6 +55,13 @@ describe('configuration: defaults and refused values', () => {
     expect(() => loadConfig({ SCHOOLGATE_HEAP_GROWING_PERCENT: 'low' })).to.throw(ConfigError, /SCHOOLGATE_HEAP_GROWING_PERCENT: "low" is not a whole number/);
   });
 
+  it('keeps at most 10,000 sites per process unless SCHOOLGATE_SITE_CACHE_SIZE says otherwise, and at least one', () => {
+    expect(loadConfig({}).siteCacheSize).to.equal(10_000);
+    expect(loadConfig({ SCHOOLGATE_SITE_CACHE_SIZE: '50000' }).siteCacheSize).to.equal(50_000);
+    expect(() => loadConfig({ SCHOOLGATE_SITE_CACHE_SIZE: '0' })).to.throw(ConfigError, /SCHOOLGATE_SITE_CACHE_SIZE: must be 1 or more/);
+    expect(() => loadConfig({ SCHOOLGATE_SITE_CACHE_SIZE: 'all' })).to.throw(ConfigError, /SCHOOLGATE_SITE_CACHE_SIZE: "all" is not a whole number/);
+  });
+
   it('limits anonymous traffic per address at 60 authorization requests a minute and 100 failures per 10 minutes unless told otherwise', () => {
     expect(loadConfig({}).anonymousLimits).to.deep.equal({ authorizePerMinute: 60, failuresPerTenMinutes: 100 });
     const raised = loadConfig({ SCHOOLGATE_AUTHORIZE_LIMIT_PER_MINUTE: '600', SCHOOLGATE_FAILURE_LIMIT_PER_10_MINUTES: '1000' }).anonymousLimits;

@@ -23,6 +23,8 @@ export interface Config {
   prune: PruneConfig;
   /** How long a site's settings are cached per process; a change made by another process is seen within this. */
   siteCacheSeconds: number;
+  /** How many sites each process keeps in memory at most, the least recently asked dropped first. */
+  siteCacheSize: number;
   /** How far V8 lets the old generation grow past what survived its last full collection, in percent; 0 leaves it to V8. */
   heapGrowingPercent: number;
   /** Per client address limits on anonymous traffic (docs/oauth.md, "Limits on anonymous traffic"). */
@@ -90,6 +92,9 @@ function parsePositive(raw: string | undefined, name: string, fallback: number):
   return value;
 }
 
+/** Sites kept per process unless SCHOOLGATE_SITE_CACHE_SIZE says otherwise: a few KB each, so about 30 MB when full. */
+export const DEFAULT_SITE_CACHE_SIZE = 10_000;
+
 /** Ten years at most: a day's rows are cheap, but a report over more days than that is not one anybody reads. */
 export const MAX_USAGE_RETENTION_DAYS = 3650;
 export const DEFAULT_USAGE_RETENTION_DAYS = 90;
@@ -142,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retentionDays: parseCount(env.SCHOOLGATE_PRUNE_RETENTION_DAYS, 'SCHOOLGATE_PRUNE_RETENTION_DAYS', 7),
     },
     siteCacheSeconds: parseCount(env.SCHOOLGATE_SITE_CACHE_SECONDS, 'SCHOOLGATE_SITE_CACHE_SECONDS', 5),
+    siteCacheSize: parsePositive(env.SCHOOLGATE_SITE_CACHE_SIZE, 'SCHOOLGATE_SITE_CACHE_SIZE', DEFAULT_SITE_CACHE_SIZE),
     heapGrowingPercent: parseCount(env.SCHOOLGATE_HEAP_GROWING_PERCENT, 'SCHOOLGATE_HEAP_GROWING_PERCENT', 50),
     metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? null : parsePort(env.METRICS_PORT, 'METRICS_PORT', 0),
     metricsHost: env.METRICS_HOST === undefined || env.METRICS_HOST === '' ? '127.0.0.1' : env.METRICS_HOST,
