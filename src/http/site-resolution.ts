@@ -1,19 +1,20 @@
 import type { Middleware } from 'koa';
 import type { Database } from '../db/connection.js';
 import { AppError, SiteNotFoundError } from '../shared/errors.js';
+import { LruCache } from '../shared/lru-cache.js';
 import type { SiteCache } from '../sites/site-cache.js';
 import type { Site } from '../sites/sites.js';
 import type { SiteState } from './state.js';
 
-/** Origins already worked out, by `protocol://host` as received; bounded, since Host is the client's to choose. */
-const knownOrigins = new Map<string, string | null>();
-const KNOWN_ORIGINS_LIMIT = 1000;
-
-/** scheme://host[:port] of the request, lower-cased and without a default port, as sites.origin stores it. */
-export function requestOrigin(protocol: string, host: string): string | null {
+/**
+ * scheme://host[:port] of the request, lower-cased and without a default port, as sites.origin stores it, memoised
+ * by `protocol://host` as received in `known` (an LRU: Host is the client's to choose, and a memo emptied when full
+ * would parse every origin again once a process serves more hosts than it holds).
+ */
+export function requestOrigin(protocol: string, host: string, known: LruCache<string, string | null>): string | null {
   if (host === '') return null;
   const received = `${protocol}://${host}`;
-  let origin = knownOrigins.get(received);
+  let origin = known.get(received);
   if (origin !== undefined) return origin;
   // WHATWG URL parsing does the normalisation (case, default port, IDNA); it costs more than the rest of a cheap request.
   try {
@@ -21,8 +22,7 @@ export function requestOrigin(protocol: string, host: string): string | null {
   } catch {
     origin = null;
   }
-  if (knownOrigins.size >= KNOWN_ORIGINS_LIMIT) knownOrigins.clear();
-  knownOrigins.set(received, origin);
+  known.set(received, origin);
   return origin;
 }
 
@@ -30,7 +30,8 @@ export function requestOrigin(protocol: string, host: string): string | null {
  * Finds the request's site from its origin; `{base_url}` in the spec is that origin. Koa reads
  * X-Forwarded-Proto/Host only when app.proxy is on (TRUST_PROXY). An unknown origin is a 404, never a fallback: it
  * names the origin asked for and, when the database holds a single site, where that site is.
- * Sites come from the process's cache (src/sites/site-cache.ts).
+ * Sites come from the process's cache (src/sites/site-cache.ts): a cached site, fresh or served while it is refreshed,
+ * costs the request no wait.
  */
 export function siteResolution(db: Database, sites: SiteCache): Middleware<SiteState> {
   const enter = (ctx: Parameters<Middleware<SiteState>>[0], site: Site, next: () => Promise<unknown>) => {
@@ -39,13 +40,15 @@ export function siteResolution(db: Database, sites: SiteCache): Middleware<SiteS
     ctx.state.log.setBindings({ siteId: site.id });
     return next();
   };
+  // Sized like the site cache: every cached site's origin stays parsed.
+  const knownOrigins = new LruCache<string, string | null>(sites.capacity);
   // Not async: a site already in the cache costs the request no wait (a throw here rejects, as in an async function).
   return (ctx, next) => {
-    const origin = requestOrigin(ctx.protocol, ctx.host);
+    const origin = requestOrigin(ctx.protocol, ctx.host, knownOrigins);
     if (origin === null) throw new AppError(400, 'invalid_request', 'the request has no usable Host header');
-    const cached = sites.fresh(origin);
+    const cached = sites.fresh(db, origin, ctx.state.log);
     if (cached) return enter(ctx, cached, next);
-    return sites.find(db, origin).then(async (site) => {
+    return sites.find(db, origin, ctx.state.log).then(async (site) => {
       if (!site) throw new SiteNotFoundError(origin, await sites.onlySite(db));
       return enter(ctx, site, next);
     });

@@ -1,4 +1,4 @@
-/** A small least-recently-used map (validated GraphQL documents, prepared SQLite statements): bounded, so a client cannot grow it without limit. */
+/** A small least-recently-used map (validated GraphQL documents, prepared SQLite statements, the sites of a process): bounded, so a client cannot grow it without limit. */
 export class LruCache<K, V> {
   private readonly entries = new Map<K, V>();
   constructor(private readonly capacity: number) {}
@@ -10,6 +10,15 @@ export class LruCache<K, V> {
       this.entries.set(key, value);
     }
     return value;
+  }
+
+  /** The value without making it the most recent (a background refresh must not keep an entry alive). */
+  peek(key: K): V | undefined {
+    return this.entries.get(key);
+  }
+
+  get size(): number {
+    return this.entries.size;
   }
 
   delete(key: K): void {
