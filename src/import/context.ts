@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { ImportDocument } from './document.js';
-import { upsertRow, type Row } from './upsert.js';
+import { upsertRow, type Row, type UpsertResult } from './upsert.js';
+import { upsertRows, type BatchOptions, type BatchRow } from './upsert-batch.js';
 
 /** Every table an import writes, in the order the report lists them. */
 export const IMPORT_TABLES = [
@@ -126,6 +127,16 @@ export class ImportContext {
     this.onRow?.(table);
     if (id === null) throw new Error(`import: ${table} has no id column; use link()`);
     return id;
+  }
+
+  /** Upserts a chunk of rows of one table in a few statements (upsert-batch.ts), counted row by row like save(). */
+  async saveAll(table: ImportTable, rows: readonly BatchRow[], options: BatchOptions = {}): Promise<UpsertResult[]> {
+    const results = await upsertRows(this.trx, table, rows, this.now, options);
+    for (const { outcome } of results) {
+      this.counts[table][outcome] += 1;
+      this.onRow?.(table);
+    }
+    return results;
   }
 
   /** Upserts a row whose id nobody needs (join rows, children keyed by their parent). */

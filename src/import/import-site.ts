@@ -9,7 +9,9 @@ import { importOAuthClients, importVendorPlatforms } from './resources/oauth.js'
 import { importPages, importPosts } from './resources/content.js';
 import { importLecturers, importUsers } from './resources/people.js';
 import { importSite } from './resources/site.js';
-import { validateImportDocument } from './validate.js';
+import { validateImportDocument, validateImportSource } from './validate.js';
+import { isDocumentObject, objectSource, type ImportSource, type StreamedSection } from './document-parts.js';
+import { fileSource } from './document-stream.js';
 import { withTransaction } from '../db/transaction.js';
 import { siteChanged } from '../sites/sites.js';
 
@@ -35,19 +37,35 @@ export interface ImportOptions {
 /** The document sections that are lists of records. */
 type ListSection = { [K in keyof ImportDocument]-?: NonNullable<ImportDocument[K]> extends readonly unknown[] ? K : never }[keyof ImportDocument];
 
-interface Section {
+interface WholeSection {
   /** The table progress reports name. */
   table: ImportTable;
   /** The table that gets exactly one row per record of the section, counted for progress (default: `table`). */
   counted?: ImportTable;
-  records: ListSection;
+  records: Exclude<ListSection, StreamedSection>;
   write: (ctx: ImportContext) => Promise<void>;
 }
+
+/** A list read record by record (document-parts.ts) and written a chunk at a time. */
+interface ChunkedSection {
+  table: ImportTable;
+  counted?: ImportTable;
+  records: StreamedSection;
+  writeChunk: (ctx: ImportContext, chunk: never[]) => Promise<void>;
+}
+
+type Section = WholeSection | ChunkedSection;
+
+/**
+ * Records written per chunk: a few statements per table for each (upsert-batch.ts), so the statements per record
+ * fall as the chunk grows, while the statement, its bound values and the rows read back stay small.
+ */
+export const IMPORT_CHUNK_SIZE = 500;
 
 /** The sections after the site, in the order they are written: every record after the records it references. */
 const SECTIONS: readonly Section[] = [
   // An account that already exists gets no users row, but every user gets its site_memberships row.
-  { table: 'users', counted: 'site_memberships', records: 'users', write: importUsers },
+  { table: 'users', counted: 'site_memberships', records: 'users', writeChunk: importUsers },
   { table: 'lecturer_profiles', records: 'lecturers', write: importLecturers },
   { table: 'courses', records: 'courses', write: importCourses },
   { table: 'digital_products', records: 'digitalProducts', write: importDigitalProducts },
@@ -57,7 +75,7 @@ const SECTIONS: readonly Section[] = [
   { table: 'consulting_services', records: 'consultingServices', write: importConsultingServices },
   { table: 'study_groups', records: 'studyGroups', write: importStudyGroups },
   { table: 'events', records: 'events', write: importEvents },
-  { table: 'enrollments', records: 'enrollments', write: importEnrollments },
+  { table: 'enrollments', records: 'enrollments', writeChunk: importEnrollments },
   { table: 'payments', records: 'payments', write: importPayments },
   { table: 'notifications', records: 'notifications', write: importNotifications },
   { table: 'notification_subscriptions', records: 'notificationSubscriptions', write: importNotificationSubscriptions },
@@ -91,6 +109,19 @@ async function writeSection<T>(
   return result;
 }
 
+/** Writes a streamed list, read again from the source, in chunks of IMPORT_CHUNK_SIZE records. */
+async function writeChunks(ctx: ImportContext, source: ImportSource, section: ChunkedSection): Promise<void> {
+  let chunk: never[] = [];
+  for await (const part of source.parts(section.records)) {
+    if (part.kind !== 'record' || part.section !== section.records) continue;
+    chunk.push(part.value as never);
+    if (chunk.length < IMPORT_CHUNK_SIZE) continue;
+    await section.writeChunk(ctx, chunk);
+    chunk = [];
+  }
+  if (chunk.length > 0) await section.writeChunk(ctx, chunk);
+}
+
 /**
  * `schoolgate import FILE`: loads one site's members and data from an import document (docs/import.schema.json).
  *
@@ -98,16 +129,38 @@ async function writeSection<T>(
  * reason for every problem, before anything is written. A valid one is applied in one transaction, so a failure
  * part-way writes nothing either. Every record is upserted by its external key and left alone when already equal,
  * so importing the same document again changes nothing. The import never deletes.
+ *
+ * The document may be in memory (`raw`) or a source read part by part (importSiteFile): the large lists (users,
+ * enrollments) are validated in one pass and written in a second, a chunk of records at a time, so memory holds their
+ * keys and ids but never all their records.
  */
 export async function importSiteDocument(db: Database, raw: unknown, options: ImportOptions = {}): Promise<ImportReport> {
-  const document = validateImportDocument(raw);
+  if (!isDocumentObject(raw)) {
+    validateImportDocument(raw);
+    throw new Error('import: a document that is not an object passed validation');
+  }
+  return importFromSource(db, objectSource(raw), options);
+}
+
+/** importSiteDocument for a document file, read in chunks (document-stream.ts) on each pass. */
+export function importSiteFile(db: Database, file: string, options: ImportOptions = {}): Promise<ImportReport> {
+  return importFromSource(db, fileSource(file), options);
+}
+
+async function importFromSource(db: Database, source: ImportSource, options: ImportOptions): Promise<ImportReport> {
+  const { head, totals } = await validateImportSource(source);
   const { onProgress } = options;
   const report = await withTransaction(db, async (trx) => {
-    const ctx = new ImportContext(trx, document, new Date());
+    const ctx = new ImportContext(trx, head, new Date());
     const site = await writeSection(ctx, { table: 'sites', counted: 'sites', total: 1 }, onProgress, () => importSite(ctx));
     for (const section of SECTIONS) {
-      const total = document[section.records]?.length ?? 0;
-      await writeSection(ctx, { table: section.table, counted: section.counted ?? section.table, total }, onProgress, () => section.write(ctx));
+      const counted = section.counted ?? section.table;
+      if ('writeChunk' in section) {
+        await writeSection(ctx, { table: section.table, counted, total: totals[section.records] }, onProgress, () => writeChunks(ctx, source, section));
+      } else {
+        const total = head[section.records]?.length ?? 0;
+        await writeSection(ctx, { table: section.table, counted, total }, onProgress, () => section.write(ctx));
+      }
     }
     return { site, counts: ctx.counts, generatedClientSecrets: ctx.generatedClientSecrets };
   });

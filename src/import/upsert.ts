@@ -15,7 +15,7 @@ export interface UpsertResult {
 const columnsByTable = new Map<string, Promise<ReadonlySet<string>>>();
 
 /** The table's column names, read once per process (every database runs the same migrations). */
-function columnsOf(trx: Knex.Transaction, table: string): Promise<ReadonlySet<string>> {
+export function columnsOf(trx: Knex.Transaction, table: string): Promise<ReadonlySet<string>> {
   let columns = columnsByTable.get(table);
   if (!columns) {
     columns = trx(table)

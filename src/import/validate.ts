@@ -11,6 +11,7 @@ import { ValidationError, type FieldProblem } from '../shared/errors.js';
 import { normalizeHost } from '../sites/registration-policy.js';
 import { projectPath } from '../shared/paths.js';
 import type { ImportDocument } from './document.js';
+import { objectParts, type DocumentPart, type ImportSource, type StreamedSection } from './document-parts.js';
 
 /**
  * Validation of a site import document: first the published JSON Schema (docs/import.schema.json), then the
@@ -20,18 +21,31 @@ import type { ImportDocument } from './document.js';
 
 export const IMPORT_SCHEMA_PATH = projectPath('docs', 'import.schema.json');
 
-let compiled: ValidateFunction | undefined;
+let compiled: { validate: ValidateFunction; records: Record<StreamedSection, ValidateFunction> } | undefined;
 
-/** The compiled schema, read from docs/ on first use. */
-export function importSchemaValidator(): ValidateFunction {
+/** The schema's definition of one record of each streamed list (docs/import.schema.json, `$defs`). */
+const RECORD_DEFINITIONS: Record<StreamedSection, string> = { users: 'user', enrollments: 'enrollment' };
+
+function compiledSchema(): NonNullable<typeof compiled> {
   if (!compiled) {
     const schema = JSON.parse(fs.readFileSync(IMPORT_SCHEMA_PATH, 'utf8')) as Record<string, unknown>;
     const ajv = new Ajv2020.default({ allErrors: true, strict: true, allowUnionTypes: true });
     addFormats.default(ajv, ['email', 'uri', 'uri-reference', 'hostname']);
     ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
-    compiled = ajv.compile(schema);
+    const validate = ajv.compile(schema);
+    const record = (section: StreamedSection): ValidateFunction => {
+      const found = ajv.getSchema(`${String(schema.$id)}#/$defs/${RECORD_DEFINITIONS[section]}`);
+      if (!found) throw new Error(`import schema: no definition for a record of ${section}`);
+      return found;
+    };
+    compiled = { validate, records: { users: record('users'), enrollments: record('enrollments') } };
   }
   return compiled;
+}
+
+/** The compiled schema, read from docs/ on first use. */
+export function importSchemaValidator(): ValidateFunction {
+  return compiledSchema().validate;
 }
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/i;
@@ -56,19 +70,113 @@ export function validateImportDocument(raw: unknown): ImportDocument {
   return raw as ImportDocument;
 }
 
+/** Every problem of a document in memory, read part by part as a file is (document-parts.ts). */
 export function importDocumentProblems(raw: unknown): FieldProblem[] {
-  const validate = importSchemaValidator();
-  const schemaProblems = validate(raw) ? [] : (validate.errors ?? []).flatMap(problemFromAjv);
-  // A value the schema already refuses is not reported again by the reference checks.
-  const refused = new Set(schemaProblems.map((problem) => problem.pointer));
-  const problems = [...schemaProblems, ...referenceProblems(raw).filter((problem) => !refused.has(problem.pointer))];
-  const seen = new Set<string>();
-  return problems.filter((problem) => {
-    const key = `${problem.pointer}\u0000${problem.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  if (!isRecord(raw)) {
+    const validate = importSchemaValidator();
+    return validate(raw) ? [] : (validate.errors ?? []).flatMap(problemFromAjv);
+  }
+  const validator = new DocumentValidator();
+  for (const part of objectParts(raw)) validator.read(part);
+  if (validator.needsEnrollmentPass) for (const part of objectParts(raw, 'enrollments')) validator.readAgain(part);
+  return validator.problems();
+}
+
+/** What a valid document's validation pass leaves for the write: its small sections and the size of each streamed list. */
+export interface ValidatedDocument {
+  head: ImportDocument;
+  totals: Record<StreamedSection, number>;
+}
+
+/**
+ * Validates a document read from a source, holding one record at a time of the streamed lists (plus their keys, for
+ * the reference checks): one pass, or two when an enrollment comes before the users or courses it names.
+ */
+export async function validateImportSource(source: ImportSource): Promise<ValidatedDocument> {
+  const validator = new DocumentValidator();
+  for await (const part of source.parts()) validator.read(part);
+  if (validator.needsEnrollmentPass) for await (const part of source.parts('enrollments')) validator.readAgain(part);
+  const problems = validator.problems();
+  if (problems.length > 0) throw new ValidationError('the import document is not valid', problems, 'invalid_import_document');
+  return { head: validator.head as unknown as ImportDocument, totals: validator.totals };
+}
+
+/**
+ * Validation of a document part by part: each record of a streamed list against its schema definition as it comes,
+ * the small sections (the head) against the whole schema at the end, then the references between records. A
+ * reference check that needs keys not read yet waits for the end, or (enrollments) for a second pass.
+ */
+class DocumentValidator {
+  private readonly check = new ReferenceChecker();
+  private readonly schemaProblems: FieldProblem[] = [];
+  readonly head: Loose = {};
+  readonly totals: Record<StreamedSection, number> = { users: 0, enrollments: 0 };
+  private readonly members = new Set<string>();
+  private readonly enrollmentPairs = new Map<string, string>();
+  private coursesRegistered = false;
+  needsEnrollmentPass = false;
+
+  read(part: DocumentPart): void {
+    if (part.kind === 'member') {
+      this.head[part.name] = part.value;
+      this.members.add(part.name);
+      if (part.name === 'courses') this.registerCourses();
+      return;
+    }
+    const at = pointer('', part.section, part.index);
+    this.totals[part.section] += 1;
+    this.schemaCheck(part.section, part.value, at);
+    if (!isRecord(part.value)) return;
+    if (part.section === 'users') checkUser(this.check, part.value, at);
+    else if (this.members.has('users') && this.coursesRegistered) checkEnrollment(this.check, this.enrollmentPairs, part.value, at);
+    else this.needsEnrollmentPass = true;
+  }
+
+  /** The second pass: an enrollment's references, now that every user and course is known. */
+  readAgain(part: DocumentPart): void {
+    if (part.kind === 'record' && part.section === 'enrollments' && isRecord(part.value)) checkEnrollment(this.check, this.enrollmentPairs, part.value, pointer('', 'enrollments', part.index));
+  }
+
+  private registerCourses(): void {
+    if (this.coursesRegistered) return;
+    this.coursesRegistered = true;
+    registerCourses(this.check, this.head);
+  }
+
+  private schemaCheck(section: StreamedSection, value: unknown, at: string): void {
+    const validate = compiledSchema().records[section];
+    if (validate(value)) return;
+    for (const error of validate.errors ?? []) this.schemaProblems.push(...problemFromAjv({ ...error, instancePath: at + error.instancePath }));
+  }
+
+  problems(): FieldProblem[] {
+    const validate = importSchemaValidator();
+    const headProblems = validate(this.head) ? [] : (validate.errors ?? []).flatMap(problemFromAjv);
+    this.registerCourses();
+    const check = this.check;
+    const doc = this.head;
+    checkSite(check, doc.site);
+    checkLecturers(check, doc);
+    checkCourseLecturers(check, doc);
+    checkProductsAndCommerce(check, doc);
+    checkConsulting(check, doc);
+    checkEvents(check, doc);
+    checkPayments(check, doc);
+    checkNotifications(check, doc);
+    checkClients(check, doc);
+    checkContent(check, doc);
+    const schemaProblems = [...headProblems, ...this.schemaProblems];
+    // A value the schema already refuses is not reported again by the reference checks.
+    const refused = new Set(schemaProblems.map((problem) => problem.pointer));
+    const problems = [...schemaProblems, ...check.problems.filter((problem) => !refused.has(problem.pointer))];
+    const seen = new Set<string>();
+    return problems.filter((problem) => {
+      const key = `${problem.pointer}\u0000${problem.message}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  }
 }
 
 export function escapePointerSegment(segment: string | number): string {
@@ -231,23 +339,6 @@ class ReferenceChecker {
   }
 }
 
-function referenceProblems(raw: unknown): FieldProblem[] {
-  const check = new ReferenceChecker();
-  if (!isRecord(raw)) return [];
-  checkSite(check, raw.site);
-  checkUsers(check, raw);
-  checkCourses(check, raw);
-  checkProductsAndCommerce(check, raw);
-  checkConsulting(check, raw);
-  checkEvents(check, raw);
-  checkEnrollments(check, raw);
-  checkPayments(check, raw);
-  checkNotifications(check, raw);
-  checkClients(check, raw);
-  checkContent(check, raw);
-  return check.problems;
-}
-
 function checkSite(check: ReferenceChecker, site: unknown): void {
   if (!isRecord(site)) return;
   const origin = text(site, 'origin');
@@ -274,35 +365,41 @@ function checkSite(check: ReferenceChecker, site: unknown): void {
   }
 }
 
-function checkUsers(check: ReferenceChecker, doc: Loose): void {
-  for (const { item, at } of each(doc, 'users', '')) {
-    check.users.add(item.email, pointer(at, 'email'));
-    if (item.password !== undefined && item.passwordHash !== undefined) check.add(pointer(at, 'passwordHash'), 'give either password or passwordHash, not both');
-  }
+function checkUser(check: ReferenceChecker, item: Loose, at: string): void {
+  check.users.add(item.email, pointer(at, 'email'));
+  if (item.password !== undefined && item.passwordHash !== undefined) check.add(pointer(at, 'passwordHash'), 'give either password or passwordHash, not both');
+}
+
+function checkLecturers(check: ReferenceChecker, doc: Loose): void {
   for (const { item, at } of each(doc, 'lecturers', '')) {
     check.users.expect(item, 'user', at);
     check.lecturers.add(item.user, pointer(at, 'user'));
   }
 }
 
-function checkCourses(check: ReferenceChecker, doc: Loose): void {
+/** The courses' keys and lectures, which enrollments name (their lecturers are checked at the end, with the lecturers). */
+function registerCourses(check: ReferenceChecker, doc: Loose): void {
   for (const { item: course, at } of each(doc, 'courses', '')) {
     check.courses.add(course.externalId, pointer(at, 'externalId'));
     check.courseSlugs.add(course.slug, pointer(at, 'slug'));
     const lectures = check.scoped('lecture externalId in this course');
     const courseId = text(course, 'externalId');
     if (courseId !== undefined && !check.lecturesByCourse.has(courseId)) check.lecturesByCourse.set(courseId, lectures);
-    const lecturers = course.lecturers;
-    if (Array.isArray(lecturers)) {
-      lecturers.forEach((email: unknown, index) => {
-        if (typeof email === 'string' && !check.lecturers.has(email)) check.add(pointer(at, 'lecturers', index), `names no lecturer of this document ("${email}")`);
-      });
-    }
     const sections = check.scoped('section externalId in this course');
     for (const { item: section, at: sectionAt } of each(course, 'sections', at)) {
       sections.add(section.externalId, pointer(sectionAt, 'externalId'));
       for (const { item: lecture, at: lectureAt } of each(section, 'lectures', sectionAt)) lectures.add(lecture.externalId, pointer(lectureAt, 'externalId'));
     }
+  }
+}
+
+function checkCourseLecturers(check: ReferenceChecker, doc: Loose): void {
+  for (const { item: course, at } of each(doc, 'courses', '')) {
+    const lecturers = course.lecturers;
+    if (!Array.isArray(lecturers)) continue;
+    lecturers.forEach((email: unknown, index) => {
+      if (typeof email === 'string' && !check.lecturers.has(email)) check.add(pointer(at, 'lecturers', index), `names no lecturer of this document ("${email}")`);
+    });
   }
 }
 
@@ -406,9 +503,8 @@ function checkEvents(check: ReferenceChecker, doc: Loose): void {
   }
 }
 
-function checkEnrollments(check: ReferenceChecker, doc: Loose): void {
-  const pairs = new Map<string, string>();
-  for (const { item: enrollment, at } of each(doc, 'enrollments', '')) {
+function checkEnrollment(check: ReferenceChecker, pairs: Map<string, string>, enrollment: Loose, at: string): void {
+  {
     check.enrollments.add(enrollment.externalId, pointer(at, 'externalId'));
     check.courses.expect(enrollment, 'course', at, 'course externalId');
     check.users.expect(enrollment, 'user', at);

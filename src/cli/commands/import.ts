@@ -1,16 +1,22 @@
 import fs from 'node:fs/promises';
+import { constants } from 'node:fs';
 import type { Command } from 'commander';
 import type { ImportReport } from '../../import/import-site.js';
 import { importProgressDisplay } from '../import-progress.js';
 import { CliError, type CommandResult, type Runner } from '../command-kit.js';
 import { withDatabase } from '../runtime.js';
 
-async function readDocument(file: string): Promise<unknown> {
+/** The file must be readable before the import starts; it is then read in chunks, once per pass (src/import/document-stream.ts). */
+async function checkReadable(file: string): Promise<void> {
   try {
-    return JSON.parse(await fs.readFile(file, 'utf8'));
+    await fs.access(file, constants.R_OK);
   } catch (error) {
-    throw new CliError(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`, 'invalid_import_document');
+    throw cannotRead(file, error);
   }
+}
+
+function cannotRead(file: string, error: unknown): CliError {
+  return new CliError(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`, 'invalid_import_document');
 }
 
 function summary(file: string, report: ImportReport): string {
@@ -28,13 +34,16 @@ export function registerImportCommand(program: Command, run: Runner): void {
     .argument('<file>', 'the import document')
     .action(
       run(async (file: string, _options: object, command: Command): Promise<CommandResult> => {
-        const document = await readDocument(file);
-        const { importSiteDocument } = await import('../../import/import-site.js');
+        await checkReadable(file);
+        const { importSiteFile } = await import('../../import/import-site.js');
+        const { DocumentSyntaxError } = await import('../../import/document-stream.js');
         // Progress goes to stderr only, so stdout stays the one result document (or the summary).
         const progress = importProgressDisplay(process.stderr, { json: Boolean(command.optsWithGlobals<{ json?: boolean }>().json) });
         try {
           return await withDatabase(async (db) => {
-            const report = await importSiteDocument(db, document, { onProgress: progress?.update });
+            const report = await importSiteFile(db, file, { onProgress: progress?.update }).catch((error: unknown) => {
+              throw error instanceof DocumentSyntaxError ? cannotRead(file, error) : error;
+            });
             return { text: summary(file, report), data: report };
           });
         } finally {

@@ -1,6 +1,8 @@
 import type { CourseInput, EnrollmentInput } from '../document.js';
 import { optionalTime, scopedKey, time, type ImportContext } from '../context.js';
 import { moneyColumns } from '../../shared/money.js';
+import type { BatchRow } from '../upsert-batch.js';
+import type { Row } from '../upsert.js';
 
 /** Courses with their lecturers, sections and lectures. Positions are the 0-based order in the document. */
 export async function importCourses(ctx: ImportContext): Promise<void> {
@@ -51,19 +53,17 @@ async function importCurriculum(ctx: ImportContext, course: CourseInput, courseI
   }
 }
 
-/** Enrollments (keyed by externalId, or by course and user) with their last-watched position and lecture progress. */
-export async function importEnrollments(ctx: ImportContext): Promise<void> {
-  for (const enrollment of ctx.document.enrollments ?? []) {
-    const courseId = ctx.courses.get(enrollment.course);
-    const userId = ctx.users.get(enrollment.user);
+/**
+ * One chunk of enrollments (keyed by externalId, or by course and user) with their last-watched position and lecture
+ * progress (keyed by user and lecture): a few statements per table for the whole chunk (upsert-batch.ts).
+ */
+export async function importEnrollments(ctx: ImportContext, enrollments: readonly EnrollmentInput[]): Promise<void> {
+  const pairs = enrollments.map((enrollment) => ({ course_id: ctx.courses.get(enrollment.course), user_id: ctx.users.get(enrollment.user) }));
+  const rows: BatchRow[] = enrollments.map((enrollment, index) => {
     const lastWatched = enrollment.lastWatched ?? null;
-    await ctx.save(
-      'enrollments',
-      [
-        { site_id: ctx.siteId, external_id: enrollment.externalId },
-        { course_id: courseId, user_id: userId },
-      ],
-      {
+    return {
+      keys: [{ site_id: ctx.siteId, external_id: enrollment.externalId }, { ...(pairs[index] as Row) }],
+      values: {
         enrolled_at: time(enrollment.enrolledAt),
         expires_at: optionalTime(enrollment.expiresAt),
         has_lifetime_access: enrollment.hasLifetimeAccess,
@@ -72,17 +72,16 @@ export async function importEnrollments(ctx: ImportContext): Promise<void> {
         last_watched_position_seconds: lastWatched?.positionSeconds ?? null,
         last_watched_at: lastWatched ? time(lastWatched.at) : null,
       },
-    );
-    await importProgress(ctx, enrollment, courseId, userId);
-  }
+    };
+  });
+  await ctx.saveAll('enrollments', rows);
+  const progress = enrollments.flatMap((enrollment, index) => progressRows(ctx, enrollment, pairs[index] ?? { course_id: 0, user_id: 0 }));
+  await ctx.saveAll('lecture_progress', progress);
 }
 
-async function importProgress(ctx: ImportContext, enrollment: EnrollmentInput, courseId: number, userId: number): Promise<void> {
-  for (const progress of enrollment.progress ?? []) {
-    await ctx.link(
-      'lecture_progress',
-      { user_id: userId, lecture_id: ctx.lectures.get(scopedKey(enrollment.course, progress.lecture)) },
-      { course_id: courseId, state: progress.state, position_seconds: progress.positionSeconds ?? 0, completed_at: optionalTime(progress.completedAt) },
-    );
-  }
+function progressRows(ctx: ImportContext, enrollment: EnrollmentInput, { course_id, user_id }: { course_id: number; user_id: number }) {
+  return (enrollment.progress ?? []).map((progress) => ({
+    keys: [{ user_id, lecture_id: ctx.lectures.get(scopedKey(enrollment.course, progress.lecture)) }],
+    values: { course_id, state: progress.state, position_seconds: progress.positionSeconds ?? 0, completed_at: optionalTime(progress.completedAt) },
+  }));
 }

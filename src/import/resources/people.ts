@@ -1,5 +1,4 @@
 import { hashPassword, verifyPassword } from '../../accounts/passwords.js';
-import { recordMembershipChange } from '../../accounts/roles.js';
 import { normalizeEmail } from '../../accounts/users.js';
 import type { UserInput } from '../document.js';
 import type { ImportContext } from '../context.js';
@@ -18,26 +17,57 @@ async function passwordColumn(user: UserInput, storedHash: string | null | undef
 }
 
 /**
- * Accounts (global, keyed by email), their profile and password at this site, and their roles here. An account the
- * document names for the first time is created with its name and picture; after that the import writes only this
- * site's `site_memberships` row (src/accounts/site-profiles.ts), so it never changes what another school shows of a
- * shared account or how anyone signs in there. The password signs the account in at this site only.
+ * Accounts (global, keyed by email), their profile and password at this site, and their roles here, for one chunk of
+ * the document's users: a few statements per table for the whole chunk (upsert-batch.ts). An account the document
+ * names for the first time is created with its name and picture; after that the import writes only this site's
+ * `site_memberships` row (src/accounts/site-profiles.ts), so it never changes what another school shows of a shared
+ * account or how anyone signs in there. The password signs the account in at this site only.
  */
-export async function importUsers(ctx: ImportContext): Promise<void> {
-  for (const user of ctx.document.users ?? []) {
-    const email = normalizeEmail(user.email);
-    const existing: { id: number } | undefined = await ctx.trx('users').where({ email }).first('id');
-    const id = existing ? Number(existing.id) : await ctx.save('users', { email }, { name: user.name, avatar_url: user.avatarUrl ?? null });
-    if (existing) ctx.counts.users.unchanged += 1;
-    ctx.users.set(email, id);
-    const membership = { site_id: ctx.siteId, user_id: id };
-    const stored: { password_hash: string | null } | undefined = await ctx.trx('site_memberships').where(membership).first('password_hash');
-    await ctx.link('site_memberships', membership, { name: user.name, avatar_url: user.avatarUrl ?? null, ...(await passwordColumn(user, stored?.password_hash)) });
-    const rolesCreated = ctx.counts.site_roles.created;
-    for (const role of user.roles) await ctx.link('site_roles', { ...membership, role });
-    // A new role changes the member (and its admin API ETag); a re-import that adds none writes nothing.
-    if (ctx.counts.site_roles.created > rolesCreated) await recordMembershipChange(ctx.trx, ctx.siteId, id, ctx.now);
+export async function importUsers(ctx: ImportContext, users: readonly UserInput[]): Promise<void> {
+  const emails = users.map((user) => normalizeEmail(user.email));
+  const accounts = await ctx.saveAll(
+    'users',
+    users.map((user, index) => ({ keys: [{ email: emails[index] ?? '' }], values: { name: user.name, avatar_url: user.avatarUrl ?? null } })),
+    { ids: true, insertOnly: true },
+  );
+  const ids = accounts.map(({ id }, index) => {
+    if (id === null) throw new Error(`import: no id for user ${emails[index] ?? ''}`);
+    ctx.users.set(emails[index] ?? '', id);
+    return id;
+  });
+  const storedHashes = await storedPasswordHashes(ctx, users, ids);
+  const memberships = await Promise.all(
+    users.map(async (user, index) => ({
+      keys: [{ site_id: ctx.siteId, user_id: ids[index] ?? 0 }],
+      values: { name: user.name, avatar_url: user.avatarUrl ?? null, ...(await passwordColumn(user, storedHashes.get(ids[index] ?? 0))) },
+    })),
+  );
+  await ctx.saveAll('site_memberships', memberships);
+  const roles = users.flatMap((user, index) => [...new Set(user.roles)].map((role) => ({ user_id: ids[index] ?? 0, role })));
+  const written = await ctx.saveAll(
+    'site_roles',
+    roles.map((role) => ({ keys: [{ site_id: ctx.siteId, ...role }], values: {} })),
+  );
+  // A new role changes the member (and its admin API ETag): recordMembershipChange (src/accounts/roles.ts) for every
+  // member given one, in one statement; the memberships exist by now. A re-import that adds none writes nothing.
+  const changed = [...new Set(roles.flatMap((role, index) => (written[index]?.outcome === 'created' ? [role.user_id] : [])))];
+  if (changed.length > 0) {
+    await ctx
+      .trx('site_memberships')
+      .where({ site_id: ctx.siteId })
+      .whereIn('user_id', changed)
+      .update({ version: ctx.trx.raw('?? + 1', ['version']), updated_at: ctx.now });
   }
+}
+
+/** The stored password hashes of the chunk's members at this site, read only when a plain password must be checked. */
+async function storedPasswordHashes(ctx: ImportContext, users: readonly UserInput[], ids: readonly number[]): Promise<Map<number, string | null>> {
+  const hashes = new Map<number, string | null>();
+  const checked = ids.filter((_, index) => users[index]?.password !== undefined);
+  if (checked.length === 0) return hashes;
+  const rows: Array<{ user_id: number; password_hash: string | null }> = await ctx.trx('site_memberships').where({ site_id: ctx.siteId }).whereIn('user_id', checked).select('user_id', 'password_hash');
+  for (const row of rows) hashes.set(Number(row.user_id), row.password_hash);
+  return hashes;
 }
 
 /** Lecturer profiles, keyed by (site, user). */

@@ -1,0 +1,188 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import type { Database } from '../src/db/connection.js';
+import type { EnrollmentInput, ImportDocument, UserInput } from '../src/import/document.js';
+import { IMPORT_CHUNK_SIZE, importSiteDocument, importSiteFile } from '../src/import/import-site.js';
+import { describeEachDatabase } from './support/databases.js';
+import { importRefusal } from './support/import-refusal.js';
+
+const LECTURES = ['l0', 'l1', 'l2', 'l3'];
+
+/** A school of `users` members, each enrolled in one of two courses with a resume point and three lectures of progress. */
+function school(origin: string, users: number, name: (index: number) => string = (index) => `Learner ${index}`): ImportDocument {
+  const email = (index: number) => `learner-${index}@${new URL(origin).hostname}`;
+  const courses = ['a', 'b'].map((course) => ({
+    externalId: course,
+    slug: `course-${course}`,
+    title: `Course ${course}`,
+    status: 'published' as const,
+    sections: [{ externalId: `${course}-s`, title: 'Only section', lectures: LECTURES.map((lecture) => ({ externalId: lecture, title: lecture, kind: 'video' as const, durationSeconds: 60 })) }],
+  }));
+  const people: UserInput[] = Array.from({ length: users }, (_, index) => ({ email: email(index), name: name(index), roles: ['student'] }));
+  const enrollments: EnrollmentInput[] = Array.from({ length: users }, (_, index) => ({
+    externalId: `e${index}`,
+    course: index % 2 === 0 ? 'a' : 'b',
+    user: email(index),
+    enrolledAt: '2026-01-05T09:00:00Z',
+    hasLifetimeAccess: true,
+    lastWatched: { lecture: 'l2', positionSeconds: 30, at: '2026-02-01T18:00:00Z' },
+    progress: [
+      { lecture: 'l0', state: 'completed', completedAt: '2026-01-06T10:00:00Z' },
+      { lecture: 'l1', state: 'read', positionSeconds: 12 },
+      { lecture: 'l2', state: 'unread' },
+    ],
+  }));
+  return { formatVersion: 1, site: { origin, name: `School ${origin}` }, users: people, courses, enrollments };
+}
+
+async function count(db: Database, table: string): Promise<number> {
+  const row = await db(table).count({ n: '*' }).first();
+  return Number(row?.n ?? 0);
+}
+
+async function rowCounts(db: Database): Promise<Record<string, number>> {
+  const tables = ['users', 'site_memberships', 'site_roles', 'courses', 'lectures', 'enrollments', 'lecture_progress', 'sites'];
+  return Object.fromEntries(await Promise.all(tables.map(async (table) => [table, await count(db, table)] as const)));
+}
+
+/** The SQL statements an import issues. */
+async function statementsOf(db: Database, work: () => Promise<unknown>): Promise<number> {
+  let statements = 0;
+  const listener = () => {
+    statements += 1;
+  };
+  db.on('query', listener);
+  try {
+    await work();
+  } finally {
+    db.off('query', listener);
+  }
+  return statements;
+}
+
+describeEachDatabase('import in chunks', (scratch) => {
+  // Not a multiple of the chunk size: two full chunks and a short one.
+  const users = IMPORT_CHUNK_SIZE * 2 + 37;
+
+  it('writes every record of a list whose length is not a multiple of the chunk size, and a re-import changes nothing', async function () {
+    this.timeout(120000);
+    const { db } = scratch();
+    const document = school('https://chunks.example', users);
+    const first = await importSiteDocument(db, document);
+    expect(first.counts.users).to.deep.equal({ created: users, updated: 0, unchanged: 0 });
+    expect(first.counts.site_memberships.created).to.equal(users);
+    expect(first.counts.site_roles.created).to.equal(users);
+    expect(first.counts.enrollments.created).to.equal(users);
+    expect(first.counts.lecture_progress.created).to.equal(users * 3);
+    const site = await db('sites').where({ origin: 'https://chunks.example' }).first('id');
+    const last = await db('users').where({ email: `learner-${users - 1}@chunks.example` }).first('id');
+    const enrollment = await db('enrollments').where({ site_id: site.id, external_id: `e${users - 1}` }).first();
+    expect(enrollment.user_id).to.equal(last.id);
+    const progress: Array<{ state: string }> = await db('lecture_progress').where({ user_id: last.id }).orderBy('state').select('state');
+    expect(progress.map((row) => row.state)).to.deep.equal(['completed', 'read', 'unread']);
+    // A new role bumps the membership's version (its admin API ETag), once.
+    const membership = await db('site_memberships').where({ site_id: site.id, user_id: last.id }).first('version');
+    expect(membership.version).to.equal(2);
+
+    const before = await db('enrollments').where({ site_id: site.id }).orderBy('id').select('*');
+    const again = await importSiteDocument(db, document);
+    for (const table of ['users', 'site_memberships', 'site_roles', 'enrollments', 'lecture_progress'] as const) {
+      expect(again.counts[table], table).to.deep.equal({ created: 0, updated: 0, unchanged: first.counts[table].created });
+    }
+    expect(await db('enrollments').where({ site_id: site.id }).orderBy('id').select('*')).to.deep.equal(before);
+
+    // One changed record in the last, short chunk: exactly that row is updated.
+    const renamed = school('https://chunks.example', users, (index) => (index === users - 1 ? 'Renamed Learner' : `Learner ${index}`));
+    const changed = await importSiteDocument(db, renamed);
+    expect(changed.counts.site_memberships).to.deep.equal({ created: 0, updated: 1, unchanged: users - 1 });
+    expect(changed.counts.enrollments).to.deep.equal({ created: 0, updated: 0, unchanged: users });
+    const renamedRow = await db('site_memberships').where({ site_id: site.id, user_id: last.id }).first('name', 'version');
+    expect(renamedRow).to.deep.equal({ name: 'Renamed Learner', version: 3 });
+  });
+
+  it('refuses a document whose bad record is in a late chunk, and writes none of the chunks before it', async function () {
+    this.timeout(120000);
+    const { db } = scratch();
+    const before = await rowCounts(db);
+    const document = school('https://late-chunk.example', users);
+    const late = users - 5;
+    document.enrollments![late]!.progress![1]!.lecture = 'no-such-lecture';
+    const error = await importRefusal(importSiteDocument(db, document));
+    expect(error.problems).to.deep.equal([{ pointer: `/enrollments/${late}/progress/1/lecture`, message: `names no lecture of course "${late % 2 === 0 ? 'a' : 'b'}" ("no-such-lecture")` }]);
+    expect(await rowCounts(db)).to.deep.equal(before);
+  });
+
+  it('issues the same statements for every chunk: a thousand members with enrollments and progress cost a few dozen statements', async function () {
+    this.timeout(120000);
+    const { db } = scratch();
+    await importSiteDocument(db, school('https://warm-up.example', 3)); // reads each table's columns once per process
+    const cost = async (size: number) => statementsOf(db, () => importSiteDocument(db, school(`https://statements-${size}.example`, size)));
+    const [one, two, three] = [await cost(IMPORT_CHUNK_SIZE), await cost(IMPORT_CHUNK_SIZE * 2), await cost(IMPORT_CHUNK_SIZE * 3)];
+    // Per chunk of users: find accounts, insert them, read their ids, find and insert memberships and roles, bump versions (8);
+    // per chunk of enrollments: find by externalId and by (course, user), insert, find progress, insert its rows 500 at a time (7).
+    expect(two - one).to.equal(15);
+    expect(three - two).to.equal(15);
+    expect(two).to.equal(one + 15);
+    expect(one).to.equal(FIXED_STATEMENTS + 15);
+  });
+});
+
+/** What an import of the school above costs besides its chunks: the site, the courses with their sections and lectures, the transaction. */
+const FIXED_STATEMENTS = 32;
+
+describeEachDatabase('import from a file', (scratch) => {
+  let directory: string;
+  before(() => {
+    directory = fs.mkdtempSync(path.join(os.tmpdir(), 'schoolgate-import-file-'));
+  });
+  after(() => fs.rmSync(directory, { recursive: true, force: true }));
+
+  it('reads a document many read buffers long record by record, with escapes and multi-byte characters cut across buffers', async function () {
+    this.timeout(120000);
+    const { db } = scratch();
+    const users = 1500;
+    // Names with quotes, backslashes, brackets and characters of two to four UTF-8 bytes, so buffer edges fall inside them.
+    const name = (index: number) => `Lérner "${index}" \\ [{ 學生 }] 🎓 ${'é'.repeat(index % 7)}`;
+    const document = school('https://from-file.example', users, name);
+    // Sections in an order a hand-written file might use: enrollments before the users and courses they name.
+    const { enrollments, ...rest } = document;
+    const file = path.join(directory, 'school.json');
+    fs.writeFileSync(file, `\ufeff${JSON.stringify({ enrollments, ...rest }, null, 1)}\n`);
+    expect(fs.statSync(file).size).to.be.greaterThan(10 * 64 * 1024);
+
+    const report = await importSiteFile(db, file);
+    expect(report.counts.users.created).to.equal(users);
+    expect(report.counts.enrollments.created).to.equal(users);
+    expect(report.counts.lecture_progress.created).to.equal(users * 3);
+    const names: Array<{ name: string }> = await db('users').whereIn('email', [`learner-0@from-file.example`, `learner-${users - 1}@from-file.example`]).orderBy('id').select('name');
+    expect(names.map((row) => row.name)).to.deep.equal([name(0), name(users - 1)]);
+
+    const again = await importSiteFile(db, file);
+    expect(again.counts.site_memberships).to.deep.equal({ created: 0, updated: 0, unchanged: users });
+    expect(again.counts.lecture_progress).to.deep.equal({ created: 0, updated: 0, unchanged: users * 3 });
+  });
+
+  it('refuses a file that is not one JSON object, naming where it stopped', async () => {
+    const { db } = scratch();
+    const before = await rowCounts(db);
+    const cases: Array<[string, RegExp]> = [
+      ['{"formatVersion": 1, "users": [{"email": "a@b.example"},]}', /expected a value after ","/],
+      ['{"formatVersion": 1, "site": {"origin": "https://x.example"', /ends before its top-level object/],
+      ['[1, 2]', /not a JSON object/],
+      ['{"formatVersion": 1} {}', /unexpected text after the document/],
+      ['{"users": [{"email": tru}]}', /users\[0\]/],
+    ];
+    for (const [text, problem] of cases) {
+      const file = path.join(directory, 'broken.json');
+      fs.writeFileSync(file, text);
+      let failure: unknown;
+      await importSiteFile(db, file).catch((error: unknown) => {
+        failure = error;
+      });
+      expect(String(failure), text).to.match(problem);
+    }
+    expect(await rowCounts(db)).to.deep.equal(before);
+  });
+});
