@@ -39,14 +39,19 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 30_000): Pr
 
 describe('housekeeping configuration', () => {
   it('runs hourly with a 7-day retention unless configured; 0 turns the job off', () => {
-    expect(loadConfig({}).prune).to.deep.equal({ intervalSeconds: 3600, retentionDays: 7 });
-    expect(loadConfig({ SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0', SCHOOLGATE_PRUNE_RETENTION_DAYS: '30' }).prune).to.deep.equal({ intervalSeconds: 0, retentionDays: 30 });
+    expect(loadConfig({}).prune).to.deep.equal({ intervalSeconds: 3600, retentionDays: 7, dutyPercent: 50 });
+    expect(loadConfig({ SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0', SCHOOLGATE_PRUNE_RETENTION_DAYS: '30', SCHOOLGATE_PRUNE_DUTY_PERCENT: '100' }).prune).to.deep.equal({
+      intervalSeconds: 0,
+      retentionDays: 30,
+      dutyPercent: 100,
+    });
   });
 
   it('refuses values that are not whole numbers', () => {
     expect(() => loadConfig({ SCHOOLGATE_PRUNE_INTERVAL_SECONDS: 'hourly' })).to.throw(ConfigError, /SCHOOLGATE_PRUNE_INTERVAL_SECONDS/);
     expect(() => loadConfig({ SCHOOLGATE_PRUNE_RETENTION_DAYS: '-1' })).to.throw(ConfigError, /SCHOOLGATE_PRUNE_RETENTION_DAYS/);
     expect(() => loadConfig({ SCHOOLGATE_PRUNE_RETENTION_DAYS: '1.5' })).to.throw(ConfigError, /SCHOOLGATE_PRUNE_RETENTION_DAYS/);
+    for (const bad of ['0', '101', 'half']) expect(() => loadConfig({ SCHOOLGATE_PRUNE_DUTY_PERCENT: bad }), bad).to.throw(ConfigError, /SCHOOLGATE_PRUNE_DUTY_PERCENT/);
   });
 });
 
@@ -131,7 +136,7 @@ describeEachDatabase('housekeeping: prune', (scratch) => {
       used_jtis: 0,
       logout_deliveries: 0,
     });
-    expect(report).to.include({ total: 16, retentionDays: 7, batchSize: 1000, dryRun: false });
+    expect(report).to.include({ total: 16, retentionDays: 7, batchSize: 1000, dutyPercent: 50, dryRun: false });
     // The dry run saw everything except what depends on an earlier deletion (the old pair's client).
     expect(dryRun.deleted.token_pairs).to.equal(4);
     expect(dryRun.deleted.metadata_document_clients).to.equal(2);
@@ -314,7 +319,7 @@ describeEachDatabase('housekeeping: prune', (scratch) => {
 
   it('runs as an interval job inside a real server, and stops with it', async function () {
     this.timeout(60_000);
-    const config = testConfig({ database: scratch().config, prune: { intervalSeconds: 1, retentionDays: 7 } });
+    const config = testConfig({ database: scratch().config, prune: { intervalSeconds: 1, retentionDays: 7, dutyPercent: 50 } });
     const before = await readLease(db, PRUNE_JOB);
     const counter = await insertCounter(db, ago(60_000));
     const pair = await insertPair(db, owner, { accessExpiresAt: ago(20 * DAY), refreshExpiresAt: ago(10 * DAY) });
@@ -357,7 +362,7 @@ describeEachDatabase('housekeeping: prune', (scratch) => {
 
       const text = await runCli(['prune'], env());
       expect(text.code, text.stderr).to.equal(0);
-      expect(text.stdout).to.match(/^deleted 0 rows in \d+\.\d\d s \(retention 7 days, batches of 1000\)/);
+      expect(text.stdout).to.match(/^deleted 0 rows in \d+\.\d\d s \(retention 7 days, batches of 1000, 50% of the time in batches\)/);
       expect(text.stdout).to.match(/token_pairs\s+0/);
     });
 
@@ -375,6 +380,9 @@ describeEachDatabase('housekeeping: prune', (scratch) => {
       const bad = await runCli(['prune', '--batch-size', '0'], env());
       expect(bad.code).to.equal(2);
       expect(bad.stderr).to.contain('--batch-size');
+      const badDuty = await runCli(['prune', '--duty-percent', '101'], env());
+      expect(badDuty.code).to.equal(2);
+      expect(badDuty.stderr).to.contain('--duty-percent');
       const help = await runCli(['prune', '--help'], env());
       expect(help.code).to.equal(0);
       expect(help.stdout).to.contain('--retention-days');

@@ -61,7 +61,12 @@ export interface PruneConfig {
   intervalSeconds: number;
   /** Days revoked and expired tokens (and used codes) are kept before the prune deletes them. */
   retentionDays: number;
+  /** Percent of a prune's time spent in its batches (1-100); after each batch it pauses in proportion, leaving the rest to requests. */
+  dutyPercent: number;
 }
+
+/** Half of a prune's time in batches unless SCHOOLGATE_PRUNE_DUTY_PERCENT says otherwise: each pause as long as the batch before it. */
+export const DEFAULT_PRUNE_DUTY_PERCENT = 50;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -89,6 +94,12 @@ function parseCount(raw: string | undefined, name: string, fallback: number): nu
 function parsePositive(raw: string | undefined, name: string, fallback: number): number {
   const value = parseCount(raw, name, fallback);
   if (value === 0) throw new ConfigError(`${name}: must be 1 or more`);
+  return value;
+}
+
+function parsePercent(raw: string | undefined, name: string, fallback: number): number {
+  const value = parsePositive(raw, name, fallback);
+  if (value > 100) throw new ConfigError(`${name}: must be from 1 to 100`);
   return value;
 }
 
@@ -145,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     prune: {
       intervalSeconds: parseCount(env.SCHOOLGATE_PRUNE_INTERVAL_SECONDS, 'SCHOOLGATE_PRUNE_INTERVAL_SECONDS', 3600),
       retentionDays: parseCount(env.SCHOOLGATE_PRUNE_RETENTION_DAYS, 'SCHOOLGATE_PRUNE_RETENTION_DAYS', 7),
+      dutyPercent: parsePercent(env.SCHOOLGATE_PRUNE_DUTY_PERCENT, 'SCHOOLGATE_PRUNE_DUTY_PERCENT', DEFAULT_PRUNE_DUTY_PERCENT),
     },
     siteCacheSeconds: parseCount(env.SCHOOLGATE_SITE_CACHE_SECONDS, 'SCHOOLGATE_SITE_CACHE_SECONDS', 5),
     siteCacheSize: parsePositive(env.SCHOOLGATE_SITE_CACHE_SIZE, 'SCHOOLGATE_SITE_CACHE_SIZE', DEFAULT_SITE_CACHE_SIZE),

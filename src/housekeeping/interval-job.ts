@@ -12,6 +12,8 @@ export interface PruneJobOptions {
   /** Days of usage counts kept (config.usageRetentionDays). */
   usageRetentionDays?: number;
   batchSize?: number;
+  /** Percent of a run's time spent in batches (config.prune.dutyPercent); the rest is pauses between them. */
+  dutyPercent?: number;
 }
 
 export type PruneJob = RepeatingJob;
@@ -38,10 +40,11 @@ export function startPruneJob(db: Database, logger: Logger, options: PruneJobOpt
         retentionDays: options.retentionDays,
         usageRetentionDays: options.usageRetentionDays,
         batchSize: options.batchSize,
+        dutyPercent: options.dutyPercent,
         unlessFinishedAfter: new Date(Date.now() - intervalMs / 2),
         shouldStop: isStopped,
       });
-      if (outcome.ran) log.info({ deleted: outcome.report.deleted, total: outcome.report.total, durationMs: outcome.report.durationMs }, 'pruned expired records');
+      if (outcome.ran) log.info({ deleted: outcome.report.deleted, total: outcome.report.total, durationMs: outcome.report.durationMs, pausedMs: outcome.report.pausedMs }, 'pruned expired records');
       else log.debug({ holder: outcome.lease?.holder ?? null, lastFinishedAt: outcome.lease?.lastFinishedAt ?? null }, 'prune skipped: another instance holds the lease or ran recently');
     } catch (error) {
       if (error instanceof PruneInterrupted) log.info(error.message);

@@ -28,6 +28,9 @@ export function cutoffsAt(now: Date, retentionDays: number, usageRetentionDays: 
   };
 }
 
+/** The primary key of api_usage (migration 0020). */
+const USAGE_KEY = ['site_id', 'day', 'api', 'element', 'client_ref'] as const;
+
 /** `NOT EXISTS (SELECT 1 FROM table WHERE table.column = outer.outerColumn)` */
 function noRowIn(query: Knex.QueryBuilder, table: string, column: string, outer: string): void {
   query.whereNotExists((sub) => sub.select('*').from(table).whereRaw('?? = ??', [`${table}.${column}`, outer]));
@@ -66,9 +69,10 @@ export function pruneRules(cutoffs: PruneCutoffs): Array<PruneRule & { target: P
         noRowIn(q, 'token_pairs', 'grant_id', 'authorization_codes.grant_id');
       },
     },
-    // Daily usage counts are reported over at most their retention (SCHOOLGATE_USAGE_RETENTION_DAYS). A DELETE names
-    // days (the key's index) and takes their rows at every site.
-    { target: 'api_usage', table: 'api_usage', key: 'day', mode: 'drain', recheck: true, where: (q) => q.where('day', '<', firstUsageDay) },
+    // Daily usage counts are reported over at most their retention (SCHOOLGATE_USAGE_RETENTION_DAYS). A batch takes
+    // rows from the range of old days in the day index and names them by the whole primary key: a day of every site
+    // can be many thousand rows, so never a day per DELETE.
+    { target: 'api_usage', table: 'api_usage', key: USAGE_KEY, mode: 'drain', where: (q) => q.where('day', '<', firstUsageDay) },
     // A metadata-document client is the cached copy of its document; dropping it only means the next use fetches the
     // document again. Kept while an operator's review rests on it or anything refers to it (deleting a client would
     // cascade to its codes, requests and pairs).
@@ -89,22 +93,12 @@ export function pruneRules(cutoffs: PruneCutoffs): Array<PruneRule & { target: P
       },
     },
     // A deleted client's counts (no foreign key: 0 is the anonymous caller, and a cascade would make deleting a client
-    // wait for all its rows), after the metadata-document clients so that theirs go in the same run. A DELETE names
-    // clients and checks again that they are gone.
-    {
-      target: 'api_usage',
-      table: 'api_usage',
-      key: 'client_ref',
-      mode: 'drain',
-      recheck: true,
-      where: (q) => {
-        q.where('client_ref', '<>', 0);
-        noRowIn(q, 'oauth_clients', 'id', 'api_usage.client_ref');
-      },
-    },
+    // wait for all its rows), after the metadata-document clients so that theirs go in the same run. The clients that
+    // have counts are walked through the client_ref index (migration 0022), and a gone one's rows drained.
+    { target: 'api_usage', table: 'api_usage', key: USAGE_KEY, mode: 'orphans', orphans: { column: 'client_ref', parent: 'oauth_clients', above: 0 }, where: () => undefined },
     // A used jti blocks replays only while its assertion or proof could still be accepted; past expires_at the
-    // expiry refuses it anyway. The key is (purpose, jti_hash): a DELETE names hashes and rechecks the expiry.
-    { target: 'used_jtis', table: 'used_jtis', key: 'jti_hash', mode: 'drain', recheck: true, where: (q) => q.where('expires_at', '<=', now) },
+    // expiry refuses it anyway. A DELETE names rows by the whole key (purpose, jti_hash): a hash alone is no index.
+    { target: 'used_jtis', table: 'used_jtis', key: ['purpose', 'jti_hash'], mode: 'drain', where: (q) => q.where('expires_at', '<=', now) },
     // Back-channel logout notices: kept for the retention once delivered or abandoned, for operators to see what was
     // sent; a pending notice is never pruned (it is abandoned after its last retry, a few hours at most).
     { target: 'logout_deliveries', table: 'logout_deliveries', key: 'id', mode: 'drain', where: (q) => q.where('delivered_at', '<=', retention) },

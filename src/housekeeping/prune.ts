@@ -1,6 +1,7 @@
-import { DEFAULT_USAGE_RETENTION_DAYS } from '../config/config.js';
+import { DEFAULT_PRUNE_DUTY_PERCENT, DEFAULT_USAGE_RETENTION_DAYS } from '../config/config.js';
 import type { Database } from '../db/connection.js';
 import { countMatches, deleteInBatches } from './batches.js';
+import { pauseAfter, sleep as realSleep, type Sleep } from './pace.js';
 import { cutoffsAt, PRUNE_TARGETS, pruneRules, type PruneTarget } from './prune-rules.js';
 
 /** The retention of revoked and expired tokens when nothing else is configured (SCHOOLGATE_PRUNE_RETENTION_DAYS). */
@@ -16,8 +17,13 @@ export interface PruneOptions {
   batchSize?: number;
   /** Count what would be deleted, delete nothing. */
   dryRun?: boolean;
+  /** Percent of the run's time spent in batches, 1 to 100: after each batch the prune pauses in proportion (pace.ts). */
+  dutyPercent?: number;
   /** Called before every batch; throwing stops the run (see BatchOptions). */
   beforeBatch?: () => Promise<void>;
+  /** For tests: how the pause waits, and the clock batches are timed by (milliseconds). */
+  sleep?: Sleep;
+  clock?: () => number;
 }
 
 export interface PruneReport {
@@ -27,6 +33,9 @@ export interface PruneReport {
   retentionDays: number;
   usageRetentionDays: number;
   batchSize: number;
+  dutyPercent: number;
+  /** Milliseconds spent pausing between batches, part of durationMs. */
+  pausedMs: number;
   dryRun: boolean;
   startedAt: string;
   durationMs: number;
@@ -47,13 +56,25 @@ export async function prune(db: Database, options: PruneOptions = {}): Promise<P
   const retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS;
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const usageRetentionDays = options.usageRetentionDays ?? DEFAULT_USAGE_RETENTION_DAYS;
+  const dutyPercent = options.dutyPercent ?? DEFAULT_PRUNE_DUTY_PERCENT;
   checkPositiveInteger(retentionDays, 'retentionDays', true);
   checkPositiveInteger(usageRetentionDays, 'usageRetentionDays');
   checkPositiveInteger(batchSize, 'batchSize');
+  checkPositiveInteger(dutyPercent, 'dutyPercent');
+  if (dutyPercent > 100) throw new RangeError(`dutyPercent must be at most 100, got ${dutyPercent}`);
   const started = performance.now();
+  const pause = options.sleep ?? realSleep;
+  let pausedMs = 0;
+  const afterBatch = async (batchMs: number) => {
+    const ms = pauseAfter(batchMs, dutyPercent);
+    if (ms <= 0) return;
+    pausedMs += ms;
+    await pause(ms);
+  };
+  const batches = { batchSize, beforeBatch: options.beforeBatch, afterBatch, clock: options.clock };
   const deleted = Object.fromEntries(PRUNE_TARGETS.map((target) => [target, 0])) as Record<PruneTarget, number>;
   for (const rule of pruneRules(cutoffsAt(now, retentionDays, usageRetentionDays))) {
-    deleted[rule.target] += options.dryRun ? await countMatches(db, rule) : await deleteInBatches(db, rule, { batchSize, beforeBatch: options.beforeBatch });
+    deleted[rule.target] += options.dryRun ? await countMatches(db, rule) : await deleteInBatches(db, rule, batches);
   }
   return {
     deleted,
@@ -61,6 +82,8 @@ export async function prune(db: Database, options: PruneOptions = {}): Promise<P
     retentionDays,
     usageRetentionDays,
     batchSize,
+    dutyPercent,
+    pausedMs: Math.round(pausedMs),
     dryRun: options.dryRun ?? false,
     startedAt: now.toISOString(),
     durationMs: Math.round(performance.now() - started),

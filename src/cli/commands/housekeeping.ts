@@ -9,6 +9,7 @@ import { withDatabase } from '../runtime.js';
 interface PruneCommandOptions {
   retentionDays?: string;
   batchSize: string;
+  dutyPercent?: string;
   dryRun?: boolean;
 }
 
@@ -16,7 +17,7 @@ function formatReport(report: PruneReport): string {
   const verb = report.dryRun ? 'would delete' : 'deleted';
   const rows = [['records', report.dryRun ? 'would delete' : 'deleted'], ...PRUNE_TARGETS.map((target) => [target, String(report.deleted[target])])];
   return [
-    `${verb} ${report.total} rows in ${(report.durationMs / 1000).toFixed(2)} s (retention ${report.retentionDays} days, batches of ${report.batchSize})`,
+    `${verb} ${report.total} rows in ${(report.durationMs / 1000).toFixed(2)} s (retention ${report.retentionDays} days, batches of ${report.batchSize}, ${report.dutyPercent}% of the time in batches)`,
     table(rows),
   ].join('\n');
 }
@@ -29,12 +30,15 @@ export function registerHousekeepingCommands(program: Command, run: Runner): voi
     )
     .option('--retention-days <days>', 'keep revoked and expired tokens this many days (default: SCHOOLGATE_PRUNE_RETENTION_DAYS, else 7)')
     .option('--batch-size <rows>', 'rows deleted per statement', String(DEFAULT_BATCH_SIZE))
+    .option('--duty-percent <percent>', 'share of the run spent in batches, 1 to 100: after each batch, pause in proportion to its time (default: SCHOOLGATE_PRUNE_DUTY_PERCENT, else 50)')
     .option('--dry-run', 'only count what would be deleted')
     .action(
       run(async (options: PruneCommandOptions): Promise<CommandResult> => {
         const retentionDays = options.retentionDays === undefined ? loadConfig().prune.retentionDays : parseWholeNumber(options.retentionDays, '--retention-days', 0);
         const batchSize = parseWholeNumber(options.batchSize, '--batch-size', 1);
-        const { usageRetentionDays } = loadConfig();
+        const config = loadConfig();
+        const { usageRetentionDays } = config;
+        const dutyPercent = options.dutyPercent === undefined ? config.prune.dutyPercent : parseWholeNumber(options.dutyPercent, '--duty-percent', 1, 100);
         // The lease (and with it the database layer) loads only when a prune runs.
         const { pruneUnderLease } = await import('../../housekeeping/run-prune.js');
         return withDatabase(async (db) => {
@@ -43,7 +47,7 @@ export function registerHousekeepingCommands(program: Command, run: Runner): voi
             return { text: formatReport(report), data: report };
           }
           // The same lease as the servers' job: never two prunes at once, whoever started them.
-          const outcome = await pruneUnderLease(db, { retentionDays, usageRetentionDays, batchSize });
+          const outcome = await pruneUnderLease(db, { retentionDays, usageRetentionDays, batchSize, dutyPercent });
           if (!outcome.ran) {
             const until = outcome.lease?.leaseExpiresAt.toISOString() ?? 'unknown';
             throw new CliError(`another prune is running (${outcome.lease?.holder ?? 'unknown holder'}, lease until ${until}); try again later`, 'prune_running');
