@@ -11,6 +11,7 @@ import { closeConnectionsWhileDraining } from './http/drain.js';
 import { responseCompression } from './http/compression.js';
 import { errorHandling, jsonOrPageErrors } from './http/errors.js';
 import { healthCheck, readinessCheck } from './http/health.js';
+import { limitRequestsInFlight } from './http/in-flight-limit.js';
 import { routeByPrefix } from './http/prefix-routing.js';
 import { requestLogging } from './http/request-id.js';
 import { siteResolution } from './http/site-resolution.js';
@@ -55,6 +56,9 @@ export function createApp(services: Services): Koa<RequestState> {
     const probe = ctx.method === 'GET' || ctx.method === 'HEAD' ? probes[ctx.path] : undefined;
     return probe ? probe(ctx, next) : next();
   });
+
+  // Past the probes (which never wait), at most so many requests are handled at once, the rest queued in order.
+  app.use(limitRequestsInFlight(config.requestsInFlight));
 
   // Past this point every request belongs to the site of its origin, or gets a 404 naming the origin.
   const siteApp = app.use<SiteState>(siteResolution(db, createSiteCache(config.siteCacheSeconds * 1000)));

@@ -47,6 +47,11 @@ export interface Config {
   dpopNonceRequired: boolean;
   /** Seconds the listener stays open after SIGTERM with /readyz answering 503, so load balancers notice (docs/deployment.md, Draining). */
   drainSeconds: number;
+  /**
+   * Requests handled at once (0: no limit) and how long one waits its turn before it is answered 503 (docs/operations.md,
+   * "Requests in flight"; src/http/in-flight-limit.ts).
+   */
+  requestsInFlight: { requests: number; queueTimeoutMs: number };
 }
 
 export interface AnonymousLimitsConfig {
@@ -174,5 +179,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     usageRetentionDays: parseUsageRetentionDays(env.SCHOOLGATE_USAGE_RETENTION_DAYS),
     dpopNonceRequired: parseBoolean(env.SCHOOLGATE_DPOP_NONCE_REQUIRED, 'SCHOOLGATE_DPOP_NONCE_REQUIRED', false),
     drainSeconds: parseCount(env.SCHOOLGATE_DRAIN_SECONDS, 'SCHOOLGATE_DRAIN_SECONDS', 5),
+    requestsInFlight: {
+      requests: parseCount(env.SCHOOLGATE_REQUESTS_IN_FLIGHT, 'SCHOOLGATE_REQUESTS_IN_FLIGHT', 16),
+      queueTimeoutMs: parsePositive(env.SCHOOLGATE_REQUEST_QUEUE_TIMEOUT_MS, 'SCHOOLGATE_REQUEST_QUEUE_TIMEOUT_MS', 10_000),
+    },
   };
 }
