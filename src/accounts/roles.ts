@@ -1,4 +1,5 @@
 import type { Database } from '../db/connection.js';
+import { membershipKeyUpdates, newMembershipKeys } from './membership-keys.js';
 import type { Queryable } from '../db/queries.js';
 import { ValidationError } from '../shared/errors.js';
 
@@ -27,14 +28,16 @@ export async function grantRole(db: Database, siteId: number, userId: number, ro
 
 /**
  * Every change of an account's roles at a site bumps its `site_memberships` row (created on the first role), whose
- * version is the member's ETag in the admin API (docs/admin-people.md, Concurrency). Call it after writing site_roles,
- * in the same transaction when there is one.
+ * version is the member's ETag in the admin API (docs/admin-people.md, Concurrency), and refreshes in the same
+ * statement what the member list sorts on (src/accounts/membership-keys.ts): the list shows exactly the rows whose
+ * account holds a role, so a writer of site_roles that skipped this call would hide or keep a member there. Call it
+ * after writing site_roles, in the same transaction when there is one.
  */
-export async function recordMembershipChange(db: Database, siteId: number, userId: number, now: Date = new Date()): Promise<void> {
+export async function recordMembershipChange(db: Queryable, siteId: number, userId: number, now: Date = new Date()): Promise<void> {
   await db('site_memberships')
-    .insert({ site_id: siteId, user_id: userId, version: 1, created_at: now, updated_at: now })
+    .insert({ site_id: siteId, user_id: userId, version: 1, created_at: now, updated_at: now, ...newMembershipKeys(db, siteId, userId) })
     .onConflict(['site_id', 'user_id'])
-    .merge({ version: db.raw('?? + 1', ['site_memberships.version']), updated_at: now });
+    .merge({ version: db.raw('?? + 1', ['site_memberships.version']), updated_at: now, ...membershipKeyUpdates(db) });
 }
 
 export async function rolesAt(db: Database, siteId: number, userId: number): Promise<Role[]> {

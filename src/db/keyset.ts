@@ -77,6 +77,15 @@ function bound(value: KeyValue, type: KeyType): KeyValue | Date {
  * k1..k(i-1) equal the position's and ki is past it, for some i.
  */
 export function whereBeyond(query: Knex.QueryBuilder, keys: readonly KeyColumn[], position: readonly KeyValue[], side: 'after' | 'before'): void {
+  // Implied by the alternatives below, but stated on its own: a planner turns it into the start of an index range on
+  // the first key (SQLite and MySQL do not derive one from the OR), so a page far into the list does not read the
+  // rows before it.
+  const [first] = keys;
+  const firstValue = position[0];
+  if (first && firstValue !== undefined) {
+    const forward = first.descending ? '<=' : '>=';
+    query.where(first.column, side === 'after' ? forward : forward === '<=' ? '>=' : '<=', bound(firstValue, first.type));
+  }
   query.where((outer) => {
     keys.forEach((key, index) => {
       outer.orWhere((inner) => {

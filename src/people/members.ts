@@ -1,18 +1,20 @@
 import { isSiteMember, OPERATOR_ROLES, ROLES, parseRole, recordMembershipChange, type Role } from '../accounts/roles.js';
-import { joinSiteProfile, profileColumn, SHOWN_NAME } from '../accounts/site-profiles.js';
+import type { Knex } from 'knex';
+import { refreshMembershipKeys } from '../accounts/membership-keys.js';
+import { profileColumn, SITE_PROFILE } from '../accounts/site-profiles.js';
 import { createUser, normalizeEmail } from '../accounts/users.js';
 import { isMysql, requireDate, type Database } from '../db/connection.js';
-import { listPage, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
+import { listPage, parseSort, type ListQuery, type SortColumns } from '../db/keyset-pagination.js';
 import { versionMismatch } from '../db/versioned-rows.js';
 import { ConflictError, NotFoundError } from '../shared/errors.js';
 import { ACTIVE_SUBSCRIPTION_STATES } from './references.js';
-import { containsPattern } from '../db/queries.js';
 import { withTransaction } from '../db/transaction.js';
 import { revokeTokensNoLongerPermitted } from '../grants/access-removal.js';
 
 /**
  * Members of a site (docs/admin-people.md): an account (`users`, global across sites) with at least one row in
- * `site_roles` for the site. Only the site's own rows are read or written here: the roles, and the name and picture the
+ * `site_roles` for the site, which its `site_memberships` row mirrors (`joined_at` set, src/accounts/membership-keys.ts)
+ * so that the list reads one index range per page. Only the site's own rows are read or written here: the roles, and the name and picture the
  * site gives the member on its `site_memberships` row (src/accounts/site-profiles.ts); the account itself is never
  * changed (another site's operator must not rename a shared account).
  *
@@ -69,67 +71,106 @@ interface MemberRow {
   avatar_url: string | null;
   user_updated_at: unknown;
   joined_at: unknown;
+  version: number;
+  membership_updated_at: unknown;
 }
 
+/**
+ * The list's sort orders, each served by an index of site_memberships (migration 0021) ending in `user_id`, the
+ * tie-breaker: a page is the next rows of one index range, whatever its position in the list.
+ */
 const MEMBER_SORTS: SortColumns<'joinedAt' | 'name' | 'email'> = {
-  joinedAt: { column: 'members.joined_at', type: 'time' },
-  // Names sort case-insensitively on both stores (SQLite compares bytes, MySQL's collation ignores case).
-  name: { column: 'members.name_key', type: 'string' },
-  email: { column: 'members.email', type: 'string' },
+  joinedAt: { column: `${SITE_PROFILE}.joined_at`, type: 'time' },
+  // Names sort case-insensitively on both stores: name_key is lower-cased (SQLite compares bytes).
+  name: { column: `${SITE_PROFILE}.name_key`, type: 'string' },
+  email: { column: `${SITE_PROFILE}.email_key`, type: 'string' },
 };
+
+const DEFAULT_MEMBER_SORT = '-joinedAt';
 
 export interface MemberFilters {
   role?: Role | undefined;
   q?: string | undefined;
 }
 
-/**
- * The site's members as rows (alias `members`): accounts joined with the site's role rows grouped per account
- * (joined = oldest role), filtered, with a lower-cased name to sort on.
- */
-function membersQuery(db: Database, siteId: number, filters: MemberFilters & { userId?: number }) {
-  const grouped = db('site_roles').where('site_id', siteId).groupBy('user_id').select('user_id', db.raw('MIN(created_at) as joined_at'));
-  if (filters.role !== undefined) grouped.whereIn('user_id', db('site_roles').where({ site_id: siteId, role: filters.role }).select('user_id'));
-  if (filters.userId !== undefined) grouped.where('user_id', filters.userId);
-  const rows = joinSiteProfile(db.from(grouped.as('m')).join('users', 'users.id', 'm.user_id'), siteId, 'm.user_id').select(
-    'users.id as id',
-    'users.email as email',
-    profileColumn(db, 'name', 'name'),
-    db.raw(`LOWER(${SHOWN_NAME}) as name_key`),
-    profileColumn(db, 'avatar_url', 'avatar_url'),
-    'users.updated_at as user_updated_at',
-    'm.joined_at as joined_at',
-  );
-  if (filters.q !== undefined) {
-    const pattern = containsPattern(filters.q);
-    rows.andWhere((search) => {
-      search.whereRaw(`LOWER(${SHOWN_NAME}) LIKE ? ESCAPE '!'`, [pattern]).orWhereRaw("LOWER(users.email) LIKE ? ESCAPE '!'", [pattern]);
-    });
-  }
-  return db.from(rows.as('members')).select('members.*');
+/** `text` as a LIKE pattern for "starts with", LIKE's wildcards and `!` escaped with `!`. */
+function prefixPattern(text: string): string {
+  return `${text.replace(/[!%_]/g, (character) => `!${character}`)}%`;
 }
 
-/** Roles and membership rows of the given accounts; a membership row missing for old data is created (version 1). */
+/** The largest code point: every string that starts with a prefix sorts below the prefix followed by it (byte order). */
+const AFTER_PREFIX = String.fromCodePoint(0x10ffff);
+
+/**
+ * `q`: members whose email or shown name starts with the text, ignoring case (docs/admin-people.md, List). A prefix is
+ * a range of the (site_id, email_key) and (site_id, name_key) indexes, where a substring could use no index. The two
+ * ranges are read separately and united, so the search reads the matching rows only (then sorts them), whatever the
+ * list's order; a planner left to choose between walking the sort order's index and the two ranges may walk the whole
+ * site (SQLite without statistics does). MySQL turns `LIKE 'text%'` into the range (its collation ignores case);
+ * SQLite does so only for NOCASE indexes, so it gets the range itself, the text lower-cased by the same LOWER() that
+ * made name_key.
+ */
+function membershipsStartingWith(db: Database, siteId: number, text: string): Knex.QueryBuilder {
+  const email = text.trim().toLowerCase();
+  const rows = () => db('site_memberships').where('site_id', siteId).select('site_id', 'user_id', 'joined_at', 'name_key', 'email_key');
+  if (isMysql(db)) {
+    return rows()
+      .whereRaw("email_key LIKE ? ESCAPE '!'", [prefixPattern(email)])
+      .union([rows().whereRaw("name_key LIKE ? ESCAPE '!'", [prefixPattern(text)])]);
+  }
+  return rows()
+    .where('email_key', '>=', email)
+    .andWhere('email_key', '<', `${email}${AFTER_PREFIX}`)
+    .union([rows().whereRaw('name_key >= LOWER(?)', [text]).andWhereRaw('name_key < LOWER(?) || ?', [text, AFTER_PREFIX])]);
+}
+
+/**
+ * The positions of the site's members in the list (alias `site_profile`: user_id and the sort column), filtered: its
+ * site_memberships rows whose account holds a role here (`joined_at` is set). Each sort order's index holds every
+ * column this reads (migration 0021), so a page is the next entries of one index range; the role filter adds one
+ * lookup in site_roles' unique (site_id, user_id, role) index per entry read.
+ */
+function memberPositions(db: Database, siteId: number, filters: MemberFilters, sortColumn: string): Knex.QueryBuilder {
+  const memberships: Knex.QueryBuilder = filters.q === undefined ? db(`site_memberships as ${SITE_PROFILE}`) : db.from(membershipsStartingWith(db, siteId, filters.q).as(SITE_PROFILE));
+  const rows = memberships.where(`${SITE_PROFILE}.site_id`, siteId).whereNotNull(`${SITE_PROFILE}.joined_at`).select(`${SITE_PROFILE}.user_id`, sortColumn);
+  if (filters.role !== undefined) {
+    const role = filters.role;
+    rows.whereExists((held: Knex.QueryBuilder) => {
+      held.select(db.raw('1')).from('site_roles').where('site_roles.site_id', siteId).whereRaw('?? = ??', ['site_roles.user_id', `${SITE_PROFILE}.user_id`]).andWhere('site_roles.role', role);
+    });
+  }
+  return rows;
+}
+
+/** The members with these account ids, as rows: the membership row and the account (the profile the site shows). */
+async function memberRows(db: Database, siteId: number, userIds: readonly number[]): Promise<MemberRow[]> {
+  if (userIds.length === 0) return [];
+  return (await db(`site_memberships as ${SITE_PROFILE}`)
+    .join('users', 'users.id', `${SITE_PROFILE}.user_id`)
+    .where(`${SITE_PROFILE}.site_id`, siteId)
+    .whereIn(`${SITE_PROFILE}.user_id`, userIds)
+    .whereNotNull(`${SITE_PROFILE}.joined_at`)
+    .select(
+      'users.id as id',
+      'users.email as email',
+      profileColumn(db, 'name', 'name'),
+      profileColumn(db, 'avatar_url', 'avatar_url'),
+      'users.updated_at as user_updated_at',
+      `${SITE_PROFILE}.joined_at as joined_at`,
+      `${SITE_PROFILE}.version as version`,
+      `${SITE_PROFILE}.updated_at as membership_updated_at`,
+    )) as MemberRow[];
+}
+
+/** The roles of the given members, added to their rows. */
 async function withRoles(db: Database, siteId: number, rows: readonly MemberRow[]): Promise<Member[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((row) => Number(row.id));
   const roleRows: Array<{ user_id: number; role: string }> = await db('site_roles').where('site_id', siteId).whereIn('user_id', ids).select('user_id', 'role');
-  let memberships: Array<{ user_id: number; version: number; updated_at: unknown }> = await db('site_memberships').where('site_id', siteId).whereIn('user_id', ids).select('user_id', 'version', 'updated_at');
-  const missing = ids.filter((id) => !memberships.some((row) => Number(row.user_id) === id));
-  if (missing.length > 0) {
-    const now = new Date();
-    await db('site_memberships')
-      .insert(missing.map((userId) => ({ site_id: siteId, user_id: userId, version: 1, created_at: now, updated_at: now })))
-      .onConflict(['site_id', 'user_id'])
-      .ignore();
-    memberships = await db('site_memberships').where('site_id', siteId).whereIn('user_id', ids).select('user_id', 'version', 'updated_at');
-  }
   return rows.map((row) => {
     const id = Number(row.id);
-    const membership = memberships.find((candidate) => Number(candidate.user_id) === id);
-    if (!membership) throw new Error(`no site_memberships row for user ${id} at site ${siteId}`);
     const accountUpdatedAt = requireDate(row.user_updated_at);
-    const membershipUpdatedAt = requireDate(membership.updated_at);
+    const membershipUpdatedAt = requireDate(row.membership_updated_at);
     return {
       id,
       email: row.email,
@@ -138,21 +179,34 @@ async function withRoles(db: Database, siteId: number, rows: readonly MemberRow[
       roles: sortRoles(roleRows.filter((candidate) => Number(candidate.user_id) === id).map((candidate) => parseRole(candidate.role))),
       joinedAt: requireDate(row.joined_at),
       updatedAt: accountUpdatedAt > membershipUpdatedAt ? accountUpdatedAt : membershipUpdatedAt,
-      version: Number(membership.version),
+      version: Number(row.version),
       accountUpdatedAt,
     };
   });
 }
 
+/**
+ * One page of members: their positions first (an index range, src/db/keyset-pagination.ts), then their rows and roles
+ * by id. Reading the positions alone keeps MariaDB on the range of the sort order's index: asked for the whole rows
+ * with ORDER BY … LIMIT, it would walk the site's entries from the start of the list to the cursor.
+ */
 export async function listMembers(db: Database, siteId: number, filters: MemberFilters, query: ListQuery): Promise<{ members: Member[]; nextCursor: string | null }> {
-  const page = await listPage<MemberRow, keyof typeof MEMBER_SORTS>(membersQuery(db, siteId, filters), query, { sorts: MEMBER_SORTS, defaultSort: '-joinedAt', filters: { ...filters }, idColumn: 'members.id' });
-  return { members: await withRoles(db, siteId, page.rows), nextCursor: page.nextCursor };
+  const sort = parseSort(query.sort ?? DEFAULT_MEMBER_SORT, MEMBER_SORTS);
+  const page = await listPage<{ user_id: number }, keyof typeof MEMBER_SORTS>(memberPositions(db, siteId, filters, sort.column.column), query, {
+    sorts: MEMBER_SORTS,
+    defaultSort: DEFAULT_MEMBER_SORT,
+    filters: { ...filters },
+    idColumn: `${SITE_PROFILE}.user_id`,
+  });
+  const ids = page.rows.map((row) => Number(row.user_id));
+  const rows = new Map((await memberRows(db, siteId, ids)).map((row) => [Number(row.id), row]));
+  const inOrder = ids.flatMap((id) => rows.get(id) ?? []);
+  return { members: await withRoles(db, siteId, inOrder), nextCursor: page.nextCursor };
 }
 
 /** The member, or null when the account holds no role at this site (whatever it holds elsewhere). */
 export async function findMember(db: Database, siteId: number, userId: number): Promise<Member | null> {
-  const rows = (await membersQuery(db, siteId, { userId })) as MemberRow[];
-  const [member] = await withRoles(db, siteId, rows);
+  const [member] = await withRoles(db, siteId, await memberRows(db, siteId, [userId]));
   return member ?? null;
 }
 
@@ -211,7 +265,8 @@ export async function addMember(db: Database, siteId: number, actor: Actor, inpu
     await trx('site_roles').insert(roles.map((role) => ({ site_id: siteId, user_id: id, role, created_at: now })));
     await recordMembershipChange(trx, siteId, id, now);
     // The name is this site's name for the member; a shared account's own name and other sites' names stay.
-    await trx('site_memberships').where({ site_id: siteId, user_id: id }).update({ name: input.name.trim() });
+    const name = input.name.trim();
+    await trx('site_memberships').where({ site_id: siteId, user_id: id }).update({ name, name_key: trx.raw('LOWER(?)', [name]) });
     return { userId: id, accountCreated: !existing };
   });
   return { member: await requireMember(db, siteId, userId), accountCreated };
@@ -250,6 +305,8 @@ export async function updateMemberRoles(db: Database, siteId: number, actor: Act
       const now = new Date();
       await trx('site_roles').insert(added.map((role) => ({ site_id: siteId, user_id: userId, role, created_at: now })));
     }
+    // When the member joined (their oldest role) may have moved; the compare-and-set above bumped the version.
+    await refreshMembershipKeys(trx, siteId, [userId]);
     if (removed.length > 0) await revokeTokensNoLongerPermitted(trx, siteId, userId);
   });
   return requireMember(db, siteId, userId);
