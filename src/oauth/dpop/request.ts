@@ -18,14 +18,17 @@ export interface DpopRequest {
   sendNonce: (nonce: string) => void;
 }
 
+const NO_PROOFS: readonly string[] = [];
+
 /** The one reading of a request's DPoP headers, so the token endpoint and the resources cannot drift apart. */
 export function dpopRequestOf(
   site: Site,
   request: { method: string; path: string; req: IncomingMessage; set: (name: string, value: string) => void },
   nonceRequired: boolean,
 ): DpopRequest {
-  // headersDistinct keeps repeated headers apart (headers would join them with ", ").
-  const proofs = request.req.headersDistinct.dpop ?? [];
+  // headersDistinct keeps repeated headers apart (headers would join them with ", "); Node builds it for every header
+  // of the request, so it is read only when a DPoP header came at all.
+  const proofs = request.req.headers.dpop === undefined ? NO_PROOFS : (request.req.headersDistinct.dpop ?? NO_PROOFS);
   return {
     method: request.method,
     url: `${site.origin}${request.path}`,
