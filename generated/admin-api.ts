@@ -692,7 +692,7 @@ export interface paths {
         /**
          * List members
          * @description Lists the people holding at least one role at this site, with their roles here. Filter by
-         *     `role` or search name and email with `q` (case-insensitive substring).
+         *     `role` or search with `q`: members whose email or name starts with the text (ignoring case).
          *
          *     One page at a time: pass the previous page's `nextCursor` as `cursor`, keeping `sort` and the
          *     filters unchanged (otherwise 400 `invalid_cursor`). `nextCursor` is `null` on the last page.
@@ -5213,7 +5213,7 @@ export interface components {
         MemberSortParam: components["schemas"]["MemberSort"];
         /** @description Only members holding this role at the site. */
         MemberRoleFilter: components["schemas"]["MemberRole"];
-        /** @description Only members whose name or email contains this text (case-insensitive). */
+        /** @description Only members whose email or name starts with this text, ignoring case (a prefix, not a substring; `%` and `_` match themselves). */
         MemberSearch: string;
         /** @description The enrollment's id. */
         EnrollmentId: number;
@@ -6630,7 +6630,7 @@ export interface operations {
                 sort?: components["parameters"]["MemberSortParam"];
                 /** @description Only members holding this role at the site. */
                 role?: components["parameters"]["MemberRoleFilter"];
-                /** @description Only members whose name or email contains this text (case-insensitive). */
+                /** @description Only members whose email or name starts with this text, ignoring case (a prefix, not a substring; `%` and `_` match themselves). */
                 q?: components["parameters"]["MemberSearch"];
             };
             header?: never;
