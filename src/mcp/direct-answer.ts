@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { SERVER_INFO_META_KEY, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type ReadResourceResult } from '@modelcontextprotocol/server';
 import { accessTo } from './access.js';
+import { resultJson } from './result-json.js';
 import { MODERN_REVISION } from './revisions.js';
 import { serverInfoOf, type McpCatalog } from './server.js';
 import { ToolContext, type McpSession } from './session.js';
@@ -80,5 +81,6 @@ export async function answerDirectly(message: unknown, headers: IncomingHttpHead
   }
   // 2026-07-28 results say they are complete and name the server (the revision's result envelope).
   const answered = era === 'modern' ? { ...result, resultType: 'complete', _meta: { ...result._meta, [SERVER_INFO_META_KEY]: serverInfoOf(session.site) } } : result;
-  return JSON.stringify({ result: answered, jsonrpc: '2.0', id });
+  // As JSON.stringify({ result, jsonrpc, id }) would write it, with the structured JSON written once (src/mcp/result-json.ts).
+  return `{"result":${resultJson(answered)},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
 }

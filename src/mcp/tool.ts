@@ -6,6 +6,7 @@ import { ValidationError } from '../shared/errors.js';
 import { classifyFailure, isRetryable } from '../shared/failure.js';
 import type { Site } from '../sites/sites.js';
 import { publishedJsonSchema } from './portable-schema.js';
+import { structuredText } from './result-json.js';
 import type { ToolContext } from './session.js';
 import type { MemberFeature } from '../variant.js';
 
@@ -170,7 +171,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
       } catch (error) {
         return failureResult(error, context, spec.name);
       }
-      return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+      return { content: [{ type: 'text', text: structuredText(structured) }], structuredContent: structured };
     },
     structured: structuredResult,
   };
