@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import type { Database } from '../src/db/connection.js';
+import { keyedDelete } from '../src/housekeeping/batches.js';
 import { prune } from '../src/housekeeping/prune.js';
+import { cutoffsAt, pruneRules } from '../src/housekeeping/prune-rules.js';
+import { isMysql } from '../src/db/connection.js';
 import { pauseAfter } from '../src/housekeeping/pace.js';
 import { PRUNE_JOB, PruneInterrupted, pruneUnderLease } from '../src/housekeeping/run-prune.js';
 import { readLease } from '../src/housekeeping/lease.js';
@@ -156,5 +159,24 @@ describeEachDatabase('housekeeping: bounded batches', (scratch) => {
     for (const select of rowSelects) expect(select.bindings).to.include(gone.client.ref);
     expect(await db('api_usage').where({ site_id: owner.site.id, day: today }).count({ n: '*' }).first()).to.satisfy((counted: { n: number | string }) => Number(counted.n) === 10);
     expect((await db('api_usage').where({ client_ref: gone.client.ref }).first()) ?? null).to.equal(null);
+  });
+
+  it('deletes a full batch of usage rows through the primary key, not a scan of the table', async function () {
+    this.timeout(60_000);
+    const other = await makeOwner(db, 'batches-plan');
+    const rows = Array.from({ length: 3000 }, (_, i) => ({ site_id: other.site.id, day: '2020-01-01', api: 'graphql', element: `plan-${i}`, client_ref: i % 7, uses: 1, last_used_at: new Date() }));
+    for (let start = 0; start < rows.length; start += 400) await db('api_usage').insert(rows.slice(start, start + 400));
+    const [rule] = pruneRules(cutoffsAt(new Date(), 7, 90)).filter((candidate) => candidate.table === 'api_usage');
+    if (!rule) throw new Error('no usage rule');
+    const selected = (await db('api_usage').select('site_id', 'day', 'api', 'element', 'client_ref').where({ site_id: other.site.id }).limit(1000)) as Array<Record<string, unknown>>;
+    const { sql, bindings } = keyedDelete(db, rule, selected).toSQL();
+    if (isMysql(db)) {
+      const [plan] = (await db.raw(`EXPLAIN ${sql}`, bindings)) as [Array<{ type: string; key: string | null }>];
+      expect(plan.map((step) => [step.type, step.key])).to.deep.equal([['range', 'PRIMARY']]);
+    } else {
+      const plan = (await db.raw(`EXPLAIN QUERY PLAN ${sql}`, bindings)) as Array<{ detail: string }>;
+      expect(plan.map((step) => step.detail).join(' | ')).to.match(/^SEARCH api_usage USING (COVERING )?INDEX sqlite_autoindex_api_usage_1/);
+    }
+    await db('api_usage').where({ site_id: other.site.id }).delete();
   });
 });

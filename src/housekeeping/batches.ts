@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Database } from '../db/connection.js';
+import { isMysql, type Database } from '../db/connection.js';
 import { withTransaction } from '../db/transaction.js';
 
 /** Narrows a query to the rows one prune rule deletes; applied to the batch SELECT and again to its DELETE. */
@@ -52,24 +52,37 @@ function keyColumns(rule: PruneRule): string[] {
   return typeof rule.key === 'string' ? [rule.key] : [...rule.key];
 }
 
-/** `key IN (…)` for one column, `(a, b) IN ((…), …)` for a composite key: every selected row named exactly. */
-function whereKeys(query: Knex.QueryBuilder, columns: string[], rows: Row[]): void {
+/**
+ * Names every selected row exactly: `key IN (…)` for one column. A composite key is `(a, b) IN ((…), …)` on SQLite,
+ * but `(a = ? AND b = ?) OR …` on MySQL/MariaDB, whose range optimizer gives up on a row IN list of a few hundred
+ * five-column rows and scans the table instead (EXPLAIN shows type ALL), while it reads the OR form as one range per row.
+ * SQLite would refuse that form: each OR is one level of its expression tree, at most 1000 deep.
+ */
+function whereKeys(db: Database, query: Knex.QueryBuilder, columns: string[], rows: Row[]): void {
   const [only] = columns;
   if (columns.length === 1 && only !== undefined) query.whereIn(only, [...new Set(rows.map((row) => row[only]))] as KeyValue[]);
-  else query.whereIn(columns, rows.map((row) => columns.map((column) => row[column])) as KeyValue[][]);
+  else if (!isMysql(db)) query.whereIn(columns, rows.map((row) => columns.map((column) => row[column])) as KeyValue[][]);
+  else {
+    query.where((any) => {
+      for (const row of rows) any.orWhere((one) => void columns.forEach((column) => one.where(column, row[column] as KeyValue)));
+    });
+  }
 }
 
 /** One batch: select at most `batchSize` keys, delete exactly those rows in a short transaction of its own. */
 async function runBatch(db: Database, rule: PruneRule, columns: string[], select: Knex.QueryBuilder, where: RowCondition): Promise<{ rows: Row[]; removed: number }> {
   const rows = (await select) as Row[];
   if (rows.length === 0) return { rows, removed: 0 };
-  const removed = await withTransaction(db, (trx) => {
-    const remove = trx(rule.table);
-    whereKeys(remove, columns, rows);
-    if (rule.recheck) remove.andWhere(where);
-    return remove.delete();
-  });
+  const removed = await withTransaction(db, (trx) => keyedDelete(trx, rule, rows, where));
   return { rows, removed };
+}
+
+/** The DELETE of exactly the selected `rows` (by their whole key), with the rule's condition again if it rechecks. */
+export function keyedDelete(db: Database, rule: PruneRule, rows: Row[], where: RowCondition = rule.where): Knex.QueryBuilder {
+  const remove = db(rule.table);
+  whereKeys(db, remove, keyColumns(rule), rows);
+  if (rule.recheck) remove.andWhere(where);
+  return remove.delete();
 }
 
 /**
