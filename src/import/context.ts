@@ -99,6 +99,11 @@ export class ImportContext {
   readonly generatedClientSecrets: ImportReport['generatedClientSecrets'] = [];
   /** Set once the site row is written. */
   siteId = 0;
+  /**
+   * Whether this transaction created the site: then no row keyed by it (memberships, roles, enrollments, progress of
+   * its lectures) can exist yet, and chunks of those skip their lookups.
+   */
+  siteCreated = false;
   /** Told of every row counted, for progress reports (import-site.ts); a plain call, cheap enough per row. */
   onRow?: (table: ImportTable) => void;
 

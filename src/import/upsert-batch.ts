@@ -13,6 +13,8 @@ export interface BatchOptions {
   ids?: boolean;
   /** Insert the rows no key finds and leave the others alone, counted unchanged (accounts shared by schools). */
   insertOnly?: boolean;
+  /** The caller knows that no row has any of the keys (they name a site this transaction created): no lookups. */
+  noneStored?: boolean;
 }
 
 /**
@@ -79,7 +81,7 @@ export async function upsertRows(trx: Knex.Transaction, table: string, rows: rea
   const hasId = columns.has('id');
   const fold = isMysql(trx) ? (text: string) => text.toLowerCase() : (text: string) => text;
   const stored: Array<{ row: Stored; by: Row } | undefined> = new Array<undefined>(rows.length);
-  const tries = Math.max(...rows.map((row) => row.keys.length));
+  const tries = options.noneStored ? 0 : Math.max(...rows.map((row) => row.keys.length));
   for (let attempt = 0; attempt < tries; attempt += 1) {
     const pending = rows.flatMap((row, index) => (stored[index] === undefined && row.keys[attempt] ? [index] : []));
     const keys = pending.map((index) => rows[index]?.keys[attempt] as Row);

@@ -74,9 +74,9 @@ export async function importEnrollments(ctx: ImportContext, enrollments: readonl
       },
     };
   });
-  await ctx.saveAll('enrollments', rows);
+  await ctx.saveAll('enrollments', rows, { noneStored: ctx.siteCreated });
   const progress = enrollments.flatMap((enrollment, index) => progressRows(ctx, enrollment, pairs[index] ?? { course_id: 0, user_id: 0 }));
-  await ctx.saveAll('lecture_progress', progress);
+  await ctx.saveAll('lecture_progress', progress, { noneStored: ctx.siteCreated });
 }
 
 function progressRows(ctx: ImportContext, enrollment: EnrollmentInput, { course_id, user_id }: { course_id: number; user_id: number }) {

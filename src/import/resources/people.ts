@@ -1,5 +1,6 @@
 import { hashPassword, verifyPassword } from '../../accounts/passwords.js';
 import { normalizeEmail } from '../../accounts/users.js';
+import { membershipKeyUpdates, refreshMembershipKeys } from '../../accounts/membership-keys.js';
 import type { UserInput } from '../document.js';
 import type { ImportContext } from '../context.js';
 import type { Row } from '../upsert.js';
@@ -42,29 +43,34 @@ export async function importUsers(ctx: ImportContext, users: readonly UserInput[
       values: { name: user.name, avatar_url: user.avatarUrl ?? null, ...(await passwordColumn(user, storedHashes.get(ids[index] ?? 0))) },
     })),
   );
-  await ctx.saveAll('site_memberships', memberships);
+  const membershipsWritten = await ctx.saveAll('site_memberships', memberships, { noneStored: ctx.siteCreated });
   const roles = users.flatMap((user, index) => [...new Set(user.roles)].map((role) => ({ user_id: ids[index] ?? 0, role })));
   const written = await ctx.saveAll(
     'site_roles',
     roles.map((role) => ({ keys: [{ site_id: ctx.siteId, ...role }], values: {} })),
+    { noneStored: ctx.siteCreated },
   );
-  // A new role changes the member (and its admin API ETag): recordMembershipChange (src/accounts/roles.ts) for every
-  // member given one, in one statement; the memberships exist by now. A re-import that adds none writes nothing.
+  // A new role changes the member (its admin API ETag, and what the member list sorts on): recordMembershipChange
+  // (src/accounts/roles.ts) for every member given one, in one statement; the memberships exist by now. A member only
+  // renamed here gets its list keys refreshed. A re-import that changes nothing writes nothing.
   const changed = [...new Set(roles.flatMap((role, index) => (written[index]?.outcome === 'created' ? [role.user_id] : [])))];
   if (changed.length > 0) {
     await ctx
       .trx('site_memberships')
       .where({ site_id: ctx.siteId })
       .whereIn('user_id', changed)
-      .update({ version: ctx.trx.raw('?? + 1', ['version']), updated_at: ctx.now });
+      .update({ version: ctx.trx.raw('?? + 1', ['version']), updated_at: ctx.now, ...membershipKeyUpdates(ctx.trx) });
   }
+  const bumped = new Set(changed);
+  const renamed = ids.filter((id, index) => membershipsWritten[index]?.outcome === 'updated' && !bumped.has(id));
+  if (renamed.length > 0) await refreshMembershipKeys(ctx.trx, ctx.siteId, renamed);
 }
 
 /** The stored password hashes of the chunk's members at this site, read only when a plain password must be checked. */
 async function storedPasswordHashes(ctx: ImportContext, users: readonly UserInput[], ids: readonly number[]): Promise<Map<number, string | null>> {
   const hashes = new Map<number, string | null>();
   const checked = ids.filter((_, index) => users[index]?.password !== undefined);
-  if (checked.length === 0) return hashes;
+  if (checked.length === 0 || ctx.siteCreated) return hashes;
   const rows: Array<{ user_id: number; password_hash: string | null }> = await ctx.trx('site_memberships').where({ site_id: ctx.siteId }).whereIn('user_id', checked).select('user_id', 'password_hash');
   for (const row of rows) hashes.set(Number(row.user_id), row.password_hash);
   return hashes;

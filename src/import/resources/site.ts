@@ -55,5 +55,6 @@ export async function importSite(ctx: ImportContext): Promise<{ id: number; orig
   for (const host of input.metadataDocumentHosts ?? []) {
     await ctx.link('site_metadata_document_hosts', { site_id: ctx.siteId, host: normalizeHost(host) });
   }
-  return { id: ctx.siteId, origin, created: existing === undefined };
+  ctx.siteCreated = existing === undefined;
+  return { id: ctx.siteId, origin, created: ctx.siteCreated };
 }
