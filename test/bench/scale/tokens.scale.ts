@@ -10,7 +10,8 @@
  */
 import { spawn } from 'node:child_process';
 import type { Database } from '../../../src/db/connection.js';
-import { DEFAULT_RETENTION_DAYS } from '../../../src/housekeeping/prune.js';
+import { DEFAULT_PRUNE_DUTY_PERCENT } from '../../../src/config/config.js';
+import { DEFAULT_BATCH_SIZE, DEFAULT_RETENTION_DAYS } from '../../../src/housekeeping/prune.js';
 import { newGrantId, insertPair } from '../../../src/oauth/tokens/store.js';
 import { PROJECT_ROOT } from '../../../src/shared/paths.js';
 import { createSite } from '../../../src/sites/sites.js';
@@ -240,7 +241,7 @@ async function run(context: ScaleContext): Promise<ScaleSeries[]> {
     const prunable = Math.round(rows * PRUNABLE_SHARE);
     const withinTwice = worst <= 2 * Math.max(idle.p99Ms, 1);
     const pruneVerdict =
-      `at ${shortCount(rows)} rows, p99 ≤ 2× idle while pruning: ${withinTwice ? 'yes' : 'no'} (idle ${idle.p99Ms} ms, worst ${worst} ms); ` +
+      `at ${shortCount(rows)} rows, batches of ${DEFAULT_BATCH_SIZE} at a ${DEFAULT_PRUNE_DUTY_PERCENT}% duty cycle, p99 ≤ 2× idle while pruning: ${withinTwice ? 'yes' : 'no'} (idle ${idle.p99Ms} ms, worst ${worst} ms); ` +
       `${finished ? 'the prune finished in' : 'stopped after'} ${pruneSeconds.toFixed(0)} s, ${deleted} rows deleted ≈ ${Math.round(deletedRate)} rows/s: the ${shortCount(prunable)} expired rows would take ≈ ${Math.max(1, Math.round(prunable / Math.max(deletedRate, 1) / 60))} min`;
     context.log(`tokens ${context.kind}: prune ${pruneVerdict}`);
 
