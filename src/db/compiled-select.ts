@@ -13,7 +13,7 @@ interface KnexClient {
 interface PooledConnection {
   __knexUid?: string;
   __knexTxId?: string;
-  query?: (sql: string, values: unknown[], callback: (error: Error | null, rows: unknown) => void) => void;
+  execute?: (sql: string, values: unknown[], callback: (error: Error | null, rows: unknown) => void) => void;
   prepare?: (sql: string) => { all(values: unknown[]): unknown[] };
 }
 
@@ -67,7 +67,7 @@ async function runOnPool<Row>(client: KnexClient, sql: string, bindings: unknown
   const query = { __knexUid: connection.__knexUid, __knexTxId: connection.__knexTxId, method: 'raw', sql, bindings, options: {} };
   try {
     client.emit('query', query);
-    const rows = (await (connection.query ? queryMysql(connection, sql, bindings) : connection.prepare?.(sql).all(bindings))) as Row[];
+    const rows = (await (connection.execute ? executeOnMysql(connection, sql, bindings) : connection.prepare?.(sql).all(bindings))) as Row[];
     client.emit('query-response', rows, query);
     return rows;
   } catch (error) {
@@ -80,8 +80,12 @@ async function runOnPool<Row>(client: KnexClient, sql: string, bindings: unknown
   }
 }
 
-function queryMysql(connection: PooledConnection, sql: string, bindings: unknown[]): Promise<unknown> {
+/**
+ * A server-side prepared statement (mysql2 keeps each per connection): the server parses and plans the text once per
+ * connection instead of on every request, and the values travel apart from it.
+ */
+function executeOnMysql(connection: PooledConnection, sql: string, bindings: unknown[]): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    connection.query?.(sql, bindings, (error, rows) => (error ? reject(error) : resolve(rows)));
+    connection.execute?.(sql, bindings, (error, rows) => (error ? reject(error) : resolve(rows)));
   });
 }
