@@ -42,7 +42,7 @@ interface Sizes {
   repeats: number;
 }
 
-const FULL: Sizes = { courses: 200, sections: 10, lecturesPerSection: 10, page: 100, members: [1000, 100000], seconds: 8, repeats: 5 };
+const FULL: Sizes = { courses: 200, sections: 10, lecturesPerSection: 10, page: 100, members: [1000, 100000], seconds: 8, repeats: 11 };
 const QUICK: Sizes = { courses: 24, sections: 2, lecturesPerSection: 5, page: 10, members: [100, 1000], seconds: 1, repeats: 2 };
 
 const syllabusQuery = (page: number) => `query Syllabus($after: String) {
@@ -274,7 +274,7 @@ async function memberListSeries(context: ScaleContext, sizes: Sizes, scratch: Sc
     return Buffer.from(JSON.stringify({ ...payload, value: user.email, id: user.id }), 'utf8').toString('base64url');
   };
 
-  const points: Array<{ members: number; first: number; middle: number; last: number; search: number; plan: { indexed: boolean; summary: string } }> = [];
+  const points: Array<{ members: number; first: number; middle: number; last: number; search: number; plan: { indexed: boolean; summary: string }; pagePlan: { indexed: boolean; summary: string } }> = [];
   let present = 0;
   for (const members of sizes.members) {
     const started = performance.now();
@@ -295,8 +295,13 @@ async function memberListSeries(context: ScaleContext, sizes: Sizes, scratch: Sc
     const issued = await counting.statementsOf(() => list(counting.url, searchQuery));
     const filtering = issued.find((statement) => /email_key/i.test(statement.sql) && /limit/i.test(statement.sql));
     if (!filtering) throw new Error('the search issued no statement filtering by email_key');
+    // The middle page's statements: the one reading the positions (ORDER BY … LIMIT) shows whether a page is a range.
+    const paged = await counting.statementsOf(() => list(counting.url, { sort: 'email', limit, cursor: middleCursor }));
+    const positions = paged.find((statement) => /order by/i.test(statement.sql) && /limit/i.test(statement.sql));
+    if (!positions) throw new Error('the middle page issued no ORDER BY … LIMIT statement');
     const point = {
       members,
+      pagePlan: await planOf(scratch.db, context.kind, positions),
       first: await timed({ sort: 'email', limit }),
       middle: await timed({ sort: 'email', limit, cursor: middleCursor }),
       last: await timed({ sort: 'email', limit, cursor: lastCursor }),
@@ -304,7 +309,7 @@ async function memberListSeries(context: ScaleContext, sizes: Sizes, scratch: Sc
       plan: await planOf(scratch.db, context.kind, filtering),
     };
     points.push(point);
-    context.log(`members: ${members} members: page of ${limit} first ${point.first} ms, middle ${point.middle} ms, last ${point.last} ms; search by email ${point.search} ms; plan: ${point.plan.summary}`);
+    context.log(`members: ${members} members: page of ${limit} first ${point.first} ms, middle ${point.middle} ms, last ${point.last} ms (middle page plan: ${point.pagePlan.summary}); search by email ${point.search} ms; plan: ${point.plan.summary}`);
   }
   const smallest = points[0];
   const largest = points.at(-1);
@@ -320,7 +325,7 @@ async function memberListSeries(context: ScaleContext, sizes: Sizes, scratch: Sc
       logX: true,
       store: context.kind,
       points: points.map((point) => ({ x: point.members, value: slowest(point), note: `first ${point.first}, middle ${point.middle}, last ${point.last} ms` })),
-      verdict: `constant per page: ${constant ? 'yes' : 'NO'} (${percentFrom(slowest(smallest), slowest(largest))} from ${smallest.members.toLocaleString('en')} to ${largest.members.toLocaleString('en')} members)`,
+      verdict: `constant per page: ${constant ? 'yes' : 'NO'} (${percentFrom(slowest(smallest), slowest(largest))} from ${smallest.members.toLocaleString('en')} to ${largest.members.toLocaleString('en')} members); a page read through an index: ${largest.pagePlan.indexed ? 'yes' : 'NO'} (middle page: ${largest.pagePlan.summary})`,
     },
     {
       id: 'members-admin-search',
