@@ -33,7 +33,7 @@ export interface SiteCache {
    * unknown origin; read at most once per lifetime (at least a second), so a flood of unknown origins costs one query each.
    */
   onlySite(db: Database): Promise<SiteAddress | null>;
-  /** Resolves once the background reads queued so far have finished (tests; a stopping process). */
+  /** Starts the background reads queued so far without waiting for their batch, and resolves once they have finished (tests; a stopping process). */
   refreshed(): Promise<void>;
 }
 
@@ -93,9 +93,12 @@ export function createSiteCache(lifetimeMs: number, options: SiteCacheOptions = 
     } catch (error) {
       // The entries stay served until the end of their stale time; a request after that reads, and answers the failure.
       logFailure(log, error, 'could not refresh cached sites; serving them as read before', { sites: origins.length });
+      const retryAt = clock() + FAILED_REFRESH_PAUSE_MS;
       for (const origin of origins) {
         const entry = entries.peek(origin);
-        if (entry) Object.assign(entry, { refreshing: false, retryAt: clock() + FAILED_REFRESH_PAUSE_MS });
+        if (!entry) continue;
+        entry.refreshing = false;
+        entry.retryAt = retryAt;
       }
       return;
     }
