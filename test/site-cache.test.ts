@@ -2,8 +2,10 @@ import { expect } from 'chai';
 import knex from 'knex';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { requestOrigin } from '../src/http/site-resolution.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { createLogger } from '../src/shared/logger.js';
+import { LruCache } from '../src/shared/lru-cache.js';
 import { createSiteCache } from '../src/sites/site-cache.js';
 import { createSite, updateSite, type Site } from '../src/sites/sites.js';
 import { describeEachDatabase } from './support/databases.js';
@@ -11,6 +13,21 @@ import { runCli } from './support/processes.js';
 import { startTestServer, testConfig, type TestServer } from './support/server.js';
 
 const silent = createLogger('silent');
+
+describe('parsed request origins', () => {
+  it('are normalised once per Host as received, in an LRU that keeps the origins in use', () => {
+    const known = new LruCache<string, string | null>(2);
+    expect(requestOrigin('http', 'School.Example:80', known)).to.equal('http://school.example');
+    expect(requestOrigin('https', 'other.example:443', known)).to.equal('https://other.example');
+    expect(requestOrigin('http', 'School.Example:80', known)).to.equal('http://school.example');
+    expect(requestOrigin('http', 'bad host', known)).to.equal(null);
+    expect(requestOrigin('http', '', known)).to.equal(null);
+    expect(known.size).to.equal(2);
+    // The origin asked last before the bad host stayed; the one asked longest ago went.
+    expect(known.peek('http://School.Example:80')).to.equal('http://school.example');
+    expect(known.peek('https://other.example:443')).to.equal(undefined);
+  });
+});
 
 /**
  * The site of a request comes from a per-process cache (one read per lifetime on the hot paths, never while a request
