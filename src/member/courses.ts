@@ -1,4 +1,5 @@
-import { toDate } from '../db/connection.js';
+import { compiledSelect } from '../db/compiled-select.js';
+import { toDate, type Database } from '../db/connection.js';
 import { prefixedColumns, unprefixed } from '../data/columns.js';
 import { COURSE_COLUMNS, courseFromRow, type CourseRow } from '../data/courses.js';
 import { enrollmentColumns, enrollmentFromRow, type EnrollmentRow, type LastWatched } from '../data/enrollments.js';
@@ -125,13 +126,21 @@ function enrolledCourseFromRow(row: EnrolledCourseRow): CourseRecord {
 
 /** The viewer's enrollments at this site joined with their courses: the base of every course lookup here. */
 function enrolledCoursesQuery(ctx: MemberContext) {
-  return ctx
-    .db('enrollments')
-    .join('courses', 'courses.id', 'enrollments.course_id')
-    .where('enrollments.user_id', ctx.userId)
-    .where('enrollments.site_id', ctx.site.id)
-    .where('courses.site_id', ctx.site.id);
+  return enrolledCoursesAt(ctx.db, ctx.userId, ctx.site.id, ctx.site.id);
 }
+
+/** The same, from its values, each bound once (the site twice: the enrollment's and the course's). */
+function enrolledCoursesAt(db: Database, userId: number, siteId: number, courseSiteId: number) {
+  return db('enrollments').join('courses', 'courses.id', 'enrollments.course_id').where('enrollments.user_id', userId).where('enrollments.site_id', siteId).where('courses.site_id', courseSiteId);
+}
+
+/**
+ * The first page (no cursor, newest first), the one nearly every request asks for: the statement `windowed` builds for
+ * it, built once and afterwards only bound (`compiledSelect`), with the page size plus one as its limit.
+ */
+const firstEnrolledCoursesPage = compiledSelect<EnrolledCourseRow, [number, number, number, number]>((db, userId, siteId, courseSiteId, limit) =>
+  windowed(enrolledCoursesAt(db, userId, siteId, courseSiteId).select(ENROLLED_COURSE_COLUMNS), ENROLLED_COURSES_ORDER, { direction: 'forward', size: limit - 1, after: null, before: null }),
+);
 
 /** A page of enrolled courses; `totalCount` is null when the page alone does not tell it (see `countEnrolledCourses`). */
 export interface EnrolledCoursesPage extends Omit<Page<CourseRecord>, 'totalCount'> {
@@ -146,7 +155,10 @@ export interface EnrolledCoursesPage extends Omit<Page<CourseRecord>, 'totalCoun
  */
 export async function enrolledCoursesPage(ctx: MemberContext, args: PageArgs): Promise<EnrolledCoursesPage> {
   const window = pageWindow(args, DEFAULT_LIMITS, ENROLLED_COURSES_ORDER);
-  const fetched = (await windowed(enrolledCoursesQuery(ctx).select(ENROLLED_COURSE_COLUMNS), ENROLLED_COURSES_ORDER, window)) as EnrolledCourseRow[];
+  const fetched =
+    window.direction === 'forward' && window.after === null && window.before === null
+      ? await firstEnrolledCoursesPage(ctx.db, ctx.userId, ctx.site.id, ctx.site.id, window.size + 1)
+      : ((await windowed(enrolledCoursesQuery(ctx).select(ENROLLED_COURSE_COLUMNS), ENROLLED_COURSES_ORDER, window)) as EnrolledCourseRow[]);
   const { rows, hasMore } = trimPage(fetched, window.size, window.direction === 'backward');
   let cursors: string[] | undefined;
   return {
@@ -203,6 +215,48 @@ function lectureState(value: string | null): LectureState {
   return value === 'read' || value === 'completed' ? value : 'unread';
 }
 
+interface SyllabusOptions<L extends LectureRecord> {
+  /** Names the statement's shape (its columns and whether it checks the enrollment) among the compiled ones. */
+  name: string;
+  columns: readonly string[];
+  build: LectureBuilder<L>;
+  checkEnrollment: boolean;
+}
+
+/** The syllabus statement of `count` courses: the member, the course ids, and for `checkEnrollment` the member and the site again. */
+function syllabusQuery(db: Database, columns: readonly string[], checkEnrollment: boolean, values: readonly number[]) {
+  const [userId = 0, ...rest] = values;
+  const courseIds = checkEnrollment ? rest.slice(0, -2) : rest;
+  const query = withProgressOf(sectionsWithLectures(db), userId)
+    .whereIn('s.course_id', courseIds)
+    .orderBy([{ column: 's.course_id' }, ...SYLLABUS_ORDER])
+    .select(columns);
+  // Only courses the viewer is enrolled in at this site, for callers that pass bare course ids.
+  if (checkEnrollment) query.whereExists(db('enrollments as e').whereRaw('e.course_id = s.course_id').where('e.user_id', rest.at(-2) ?? 0).where('e.site_id', rest.at(-1) ?? 0).select(db.raw('1')));
+  return query;
+}
+
+type SyllabusStatement = (db: Database, ...values: number[]) => Promise<SyllabusDetailRow[]>;
+
+/** Statements compiled so far, by shape and course count (a count is at most a page, DEFAULT_LIMITS.maxSize). */
+const syllabusStatements = new Map<string, SyllabusStatement>();
+
+/**
+ * The syllabus statement for this many courses, built with knex once per shape and count and afterwards only bound
+ * (`compiledSelect`): its text depends on nothing else. Counts beyond a page are built each time.
+ */
+function syllabusStatement(options: SyllabusOptions<LectureRecord>, count: number): SyllabusStatement {
+  const build = (db: Database, ...values: number[]) => syllabusQuery(db, options.columns, options.checkEnrollment, values);
+  if (count > DEFAULT_LIMITS.maxSize) return async (db, ...values) => (await build(db, ...values)) as SyllabusDetailRow[];
+  const key = `${options.name}:${count}`;
+  let statement = syllabusStatements.get(key);
+  if (statement === undefined) {
+    statement = compiledSelect<SyllabusDetailRow, number[]>(build);
+    syllabusStatements.set(key, statement);
+  }
+  return statement;
+}
+
 /** Builds one lecture record from its row; `position` is its 1-based place in the section. */
 type LectureBuilder<L extends LectureRecord> = (row: SyllabusDetailRow, lecture: LectureRecord, courseId: number, sectionId: number) => L;
 
@@ -211,14 +265,9 @@ type LectureBuilder<L extends LectureRecord> = (row: SyllabusDetailRow, lecture:
  * sections stay) and the viewer's progress rows (left join; no row = unread). One pass over the rows builds each
  * section and lecture record once and adds up each course's progress on the way.
  */
-async function loadSyllabi<L extends LectureRecord>(ctx: MemberContext, courseIds: readonly number[], options: { columns: readonly string[]; build: LectureBuilder<L>; checkEnrollment: boolean }): Promise<SyllabusRecord<L>[]> {
-  const query = withProgressOf(sectionsWithLectures(ctx.db), ctx.userId)
-    .whereIn('s.course_id', [...courseIds])
-    .orderBy([{ column: 's.course_id' }, ...SYLLABUS_ORDER])
-    .select(options.columns);
-  // Only courses the viewer is enrolled in at this site, for callers that pass bare course ids.
-  if (options.checkEnrollment) query.whereExists(ctx.db('enrollments as e').whereRaw('e.course_id = s.course_id').where('e.user_id', ctx.userId).where('e.site_id', ctx.site.id).select(ctx.db.raw('1')));
-  const rows = (await query) as SyllabusDetailRow[];
+async function loadSyllabi<L extends LectureRecord>(ctx: MemberContext, courseIds: readonly number[], options: SyllabusOptions<L>): Promise<SyllabusRecord<L>[]> {
+  const values = options.checkEnrollment ? [ctx.userId, ...courseIds, ctx.userId, ctx.site.id] : [ctx.userId, ...courseIds];
+  const rows = await syllabusStatement(options, courseIds.length)(ctx.db, ...values);
   // The rows come course by course (the first sort key).
   const rowsByCourse = new Map<number, SyllabusDetailRow[]>();
   for (const row of rows) {
@@ -295,7 +344,7 @@ const detailedLecture: LectureBuilder<LectureDetailRecord> = (row, lecture, cour
  * `enrolledCourse`), so the enrollment is not checked again.
  */
 export function syllabusOf(ctx: MemberContext, course: CourseRecord): Promise<SyllabusRecord> {
-  return ctx.loader<number, SyllabusRecord>('course-syllabus', (ids) => loadSyllabi(ctx, ids, { columns: SYLLABUS_COLUMNS, build: leanLecture, checkEnrollment: false })).load(course.id);
+  return ctx.loader<number, SyllabusRecord>('course-syllabus', (ids) => loadSyllabi(ctx, ids, { name: 'lean', columns: SYLLABUS_COLUMNS, build: leanLecture, checkEnrollment: false })).load(course.id);
 }
 
 /**
@@ -308,7 +357,7 @@ export async function sectionsOfCourse(ctx: MemberContext, courseId: number): Pr
 
 /** The syllabus with playback details and its progress; an id the viewer is not enrolled in here has none. */
 function detailedSyllabusOf(ctx: MemberContext, courseId: number): Promise<SyllabusRecord<LectureDetailRecord>> {
-  return ctx.loader<number, SyllabusRecord<LectureDetailRecord>>('course-syllabus-detail', (ids) => loadSyllabi(ctx, ids, { columns: SYLLABUS_DETAIL_COLUMNS, build: detailedLecture, checkEnrollment: true })).load(courseId);
+  return ctx.loader<number, SyllabusRecord<LectureDetailRecord>>('course-syllabus-detail', (ids) => loadSyllabi(ctx, ids, { name: 'detail', columns: SYLLABUS_DETAIL_COLUMNS, build: detailedLecture, checkEnrollment: true })).load(courseId);
 }
 
 /** The lectures of a course in syllabus order (section by section), with the viewer's state and playback details. */

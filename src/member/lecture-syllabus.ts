@@ -1,3 +1,4 @@
+import { compiledSelect } from '../db/compiled-select.js';
 import { toDate } from '../db/connection.js';
 import { foldSections, sectionsWithLectures, SYLLABUS_ORDER, syllabusColumns, withProgressOf, type SyllabusRow } from '../data/syllabus.js';
 import type { MemberContext } from './context.js';
@@ -40,11 +41,18 @@ export interface LectureSyllabus {
  * The syllabus of a course the member is enrolled in: `course` is one of their enrollments (`enrolledCourse`), so the
  * enrollment is not looked up again. Sections without lectures stay (left join); no progress row means unread.
  */
-export async function lectureSyllabus(ctx: MemberContext, course: CourseRecord): Promise<LectureSyllabus> {
-  const query = sectionsWithLectures(ctx.db).where('s.course_id', course.id);
-  const rows: Array<Pick<SyllabusRow, 'section_id' | 'section_title' | 'lecture_id' | 'lecture_title' | 'kind' | 'duration_seconds' | 'locked' | 'unlock_at' | 'state'>> = await withProgressOf(query, ctx.userId)
+type LectureSyllabusRow = Pick<SyllabusRow, 'section_id' | 'section_title' | 'lecture_id' | 'lecture_title' | 'kind' | 'duration_seconds' | 'locked' | 'unlock_at' | 'state'>;
+
+/** One course's rows with the member's progress: built with knex once, afterwards only bound (the member, then the course). */
+const lectureSyllabusRows = compiledSelect<LectureSyllabusRow, [number, number]>((db, userId, courseId) =>
+  withProgressOf(sectionsWithLectures(db), userId)
+    .where('s.course_id', courseId)
     .orderBy([...SYLLABUS_ORDER])
-    .select(syllabusColumns('section_id', 'section_title', 'lecture_id', 'lecture_title', 'kind', 'duration_seconds', 'locked', 'unlock_at', 'state'));
+    .select(syllabusColumns('section_id', 'section_title', 'lecture_id', 'lecture_title', 'kind', 'duration_seconds', 'locked', 'unlock_at', 'state')),
+);
+
+export async function lectureSyllabus(ctx: MemberContext, course: CourseRecord): Promise<LectureSyllabus> {
+  const rows = await lectureSyllabusRows(ctx.db, ctx.userId, course.id);
   const now = ctx.now.getTime();
   let total = 0;
   let completed = 0;
