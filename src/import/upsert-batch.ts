@@ -6,7 +6,11 @@ import { columnsOf, sameValue, type ColumnValue, type Row, type UpsertResult } f
 export interface BatchRow {
   keys: readonly Row[];
   values: Row;
+  /** Columns written only when the row is inserted (SQL expressions allowed): what an update would leave alone. */
+  inserted?: Record<string, ColumnValue | Knex.Raw>;
 }
+
+type InsertRow = Record<string, ColumnValue | Knex.Raw>;
 
 export interface BatchOptions {
   /** Re-read the ids of inserted rows (one more SELECT per statement's worth of keys); off when nobody needs them. */
@@ -95,15 +99,15 @@ export async function upsertRows(trx: Knex.Transaction, table: string, rows: rea
   }
 
   const results: UpsertResult[] = new Array<UpsertResult>(rows.length);
-  const inserts: Array<{ index: number; row: Row }> = [];
-  for (const [index, { keys, values }] of rows.entries()) {
+  const inserts: Array<{ index: number; row: InsertRow }> = [];
+  for (const [index, { keys, values, inserted }] of rows.entries()) {
     const desired: Row = {};
     for (const candidate of [...keys].reverse()) Object.assign(desired, candidate);
     Object.assign(desired, values);
     const existing = stored[index];
     if (!existing) {
       for (const stamp of ['created_at', 'updated_at']) if (columns.has(stamp) && !(stamp in desired)) desired[stamp] = now;
-      inserts.push({ index, row: desired });
+      inserts.push({ index, row: { ...desired, ...inserted } });
       continue;
     }
     const id = hasId ? Number(existing.row.id) : null;
@@ -132,8 +136,8 @@ export async function upsertRows(trx: Knex.Transaction, table: string, rows: rea
 }
 
 /** Multi-row INSERTs, rows grouped by their column list (a missing optional column is not the same as NULL: defaults). */
-async function insertRows(trx: Knex.Transaction, table: string, rows: readonly Row[]): Promise<void> {
-  const groups = new Map<string, Row[]>();
+async function insertRows(trx: Knex.Transaction, table: string, rows: readonly InsertRow[]): Promise<void> {
+  const groups = new Map<string, InsertRow[]>();
   for (const row of rows) {
     const signature = Object.keys(row).sort().join(',');
     const group = groups.get(signature);

@@ -1,6 +1,6 @@
 import { hashPassword, verifyPassword } from '../../accounts/passwords.js';
 import { normalizeEmail } from '../../accounts/users.js';
-import { membershipKeyUpdates, refreshMembershipKeys } from '../../accounts/membership-keys.js';
+import { membershipKeyUpdates, newMembershipKeys, refreshMembershipKeys } from '../../accounts/membership-keys.js';
 import type { UserInput } from '../document.js';
 import type { ImportContext } from '../context.js';
 import type { Row } from '../upsert.js';
@@ -36,33 +36,38 @@ export async function importUsers(ctx: ImportContext, users: readonly UserInput[
     ctx.users.set(emails[index] ?? '', id);
     return id;
   });
-  const storedHashes = await storedPasswordHashes(ctx, users, ids);
-  const memberships = await Promise.all(
-    users.map(async (user, index) => ({
-      keys: [{ site_id: ctx.siteId, user_id: ids[index] ?? 0 }],
-      values: { name: user.name, avatar_url: user.avatarUrl ?? null, ...(await passwordColumn(user, storedHashes.get(ids[index] ?? 0))) },
-    })),
-  );
-  const membershipsWritten = await ctx.saveAll('site_memberships', memberships, { noneStored: ctx.siteCreated });
+  // Roles first, so that a membership inserted below is born with what recordMembershipChange (src/accounts/roles.ts)
+  // would leave after them: its version bumped once and the member list's keys (src/accounts/membership-keys.ts).
   const roles = users.flatMap((user, index) => [...new Set(user.roles)].map((role) => ({ user_id: ids[index] ?? 0, role })));
   const written = await ctx.saveAll(
     'site_roles',
     roles.map((role) => ({ keys: [{ site_id: ctx.siteId, ...role }], values: {} })),
     { noneStored: ctx.siteCreated },
   );
-  // A new role changes the member (its admin API ETag, and what the member list sorts on): recordMembershipChange
-  // (src/accounts/roles.ts) for every member given one, in one statement; the memberships exist by now. A member only
-  // renamed here gets its list keys refreshed. A re-import that changes nothing writes nothing.
-  const changed = [...new Set(roles.flatMap((role, index) => (written[index]?.outcome === 'created' ? [role.user_id] : [])))];
-  if (changed.length > 0) {
+  const gotRole = new Set(roles.flatMap((role, index) => (written[index]?.outcome === 'created' ? [role.user_id] : [])));
+  const storedHashes = await storedPasswordHashes(ctx, users, ids);
+  const memberships = await Promise.all(
+    users.map(async (user, index) => {
+      const userId = ids[index] ?? 0;
+      return {
+        keys: [{ site_id: ctx.siteId, user_id: userId }],
+        values: { name: user.name, avatar_url: user.avatarUrl ?? null, ...(await passwordColumn(user, storedHashes.get(userId))) },
+        inserted: { ...newMembershipKeys(ctx.trx, ctx.siteId, userId), name_key: ctx.trx.raw('LOWER(?)', [user.name]), version: gotRole.has(userId) ? 2 : 1 },
+      };
+    }),
+  );
+  const membershipsWritten = await ctx.saveAll('site_memberships', memberships, { noneStored: ctx.siteCreated });
+  // A stored membership given a new role: recordMembershipChange for all of them in one statement. One only renamed
+  // here gets its list keys refreshed. A re-import that changes nothing writes nothing.
+  const bumped = ids.filter((id, index) => gotRole.has(id) && membershipsWritten[index]?.outcome !== 'created');
+  if (bumped.length > 0) {
     await ctx
       .trx('site_memberships')
       .where({ site_id: ctx.siteId })
-      .whereIn('user_id', changed)
+      .whereIn('user_id', bumped)
       .update({ version: ctx.trx.raw('?? + 1', ['version']), updated_at: ctx.now, ...membershipKeyUpdates(ctx.trx) });
   }
-  const bumped = new Set(changed);
-  const renamed = ids.filter((id, index) => membershipsWritten[index]?.outcome === 'updated' && !bumped.has(id));
+  const renamed = ids.filter((id, index) => membershipsWritten[index]?.outcome === 'updated' && !gotRole.has(id));
   if (renamed.length > 0) await refreshMembershipKeys(ctx.trx, ctx.siteId, renamed);
 }
 
