@@ -88,6 +88,7 @@ export async function withoutSecondaryIndexes(db: Database, kind: StoreKind, tab
     if (kind === 'sqlite') await rebuildInSqlite(db, indexes);
     // One ALTER: MariaDB reads the table once and sorts each index's keys on its own.
     else if (indexes.length > 0) await db.raw(`ALTER TABLE \`${table}\` ${indexes.map((index) => `ADD ${index.definition}`).join(', ')}`);
+    if (kind === 'sqlite') await db.raw('PRAGMA wal_checkpoint(TRUNCATE)');
     rebuildMs = performance.now() - started;
   }
   const after = await schemaOf(db, kind, table);
@@ -110,6 +111,9 @@ export async function bulkSession(db: Database, kind: StoreKind, fill: (connecti
     } finally {
       await db.raw(`PRAGMA synchronous = ${synchronous}`);
     }
+    // The one transaction left the whole fill in the write-ahead log, which every read then searches; a server's
+    // own small commits never let it grow past the automatic checkpoint (1,000 pages). Copy it back and empty it.
+    await db.raw('PRAGMA wal_checkpoint(TRUNCATE)');
     return;
   }
   await db.transaction(async (trx) => {
