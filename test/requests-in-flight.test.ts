@@ -79,6 +79,27 @@ describeEachDatabase('requests in flight', (scratch) => {
     }
   });
 
+  it('does not serve a queued request whose client closed its connection while it waited', async () => {
+    const { running, port, host, lines } = await start(60_000);
+    try {
+      const held = heldTokenRequest(port, host);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const gone = http.get({ host: '127.0.0.1', port, path: OAUTH_PATHS.userinfo, headers: { Host: host, 'x-request-id': 'gone' } });
+      gone.on('error', () => undefined);
+      const waiting = rawGet(port, host, OAUTH_PATHS.userinfo, { 'x-request-id': 'waiting' });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      gone.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await held.finish()).status).to.equal(401);
+      expect((await waiting).status).to.equal(401);
+      const statusOf = (id: string) => lines.map((line) => JSON.parse(line) as { msg?: string; requestId?: string; status?: number }).find((entry) => entry.msg === 'request' && entry.requestId === id)?.status;
+      expect(statusOf('gone')).to.equal(503);
+      expect(statusOf('waiting')).to.equal(401);
+    } finally {
+      await running.stop(1000);
+    }
+  });
+
   it('answers 503 temporarily_unavailable with Retry-After to a request that waited past the queue timeout, then serves again', async () => {
     const { running, port, host } = await start(100);
     try {

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { Middleware } from 'koa';
 import { ServiceUnavailableError } from '../shared/errors.js';
 
@@ -13,6 +14,13 @@ export interface InFlightLimit {
 export class RequestQueueTimeoutError extends ServiceUnavailableError {
   constructor(waitedMs: number) {
     super(`the server is busy: this request waited ${waitedMs} ms for its turn; retry shortly`);
+  }
+}
+
+/** The client closed its connection while its request waited: nobody is left to answer. */
+class ClientLeftQueueError extends ServiceUnavailableError {
+  constructor() {
+    super('the client closed the connection while the request waited for its turn');
   }
 }
 
@@ -54,26 +62,34 @@ export function limitRequestsInFlight(limit: InFlightLimit): Middleware {
     inFlight -= 1;
   };
 
-  const waitForTurn = (): Promise<void> =>
+  const waitForTurn = (response: ServerResponse): Promise<void> =>
     new Promise<void>((resolve, reject) => {
       const queuedAt = Date.now();
+      const giveUp = (error: Error) => {
+        waiter.gaveUp = true;
+        clearTimeout(timer);
+        response.off('close', clientLeft);
+        reject(error);
+      };
+      // A client that closed its connection while waiting (a timeout of its own, a load test stopping) is not served
+      // when its turn comes: that work would only delay the requests queued behind it.
+      const clientLeft = () => giveUp(new ClientLeftQueueError());
       const waiter: Waiter = {
         gaveUp: false,
         admit: () => {
           clearTimeout(timer);
+          response.off('close', clientLeft);
           resolve();
         },
       };
-      const timer = setTimeout(() => {
-        waiter.gaveUp = true;
-        reject(new RequestQueueTimeoutError(Date.now() - queuedAt));
-      }, limit.queueTimeoutMs);
+      const timer = setTimeout(() => giveUp(new RequestQueueTimeoutError(Date.now() - queuedAt)), limit.queueTimeoutMs);
+      response.once('close', clientLeft);
       queue.push(waiter);
     });
 
-  return async (_ctx, next) => {
+  return async (ctx, next) => {
     if (inFlight < limit.requests) inFlight += 1;
-    else await waitForTurn();
+    else await waitForTurn(ctx.res);
     try {
       await next();
     } finally {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -56,6 +57,8 @@ export interface RunFigures {
   requestsPerSecond: number;
   p50: number;
   p99: number;
+  /** CPU time (user + system) the serving process spent per answered request, in µs; null where it cannot be read. */
+  cpuMicrosPerRequest: number | null;
   non2xx: number;
   errors: number;
 }
@@ -67,13 +70,37 @@ export interface ComparisonResult {
   floor: RunFigures[];
   /** Median over the pairs of product req/s ÷ floor req/s. */
   ratio: number;
+  /** Median over the pairs of the floor's CPU time per request ÷ the product's: the throughput ratio when both are CPU-bound. */
+  cpuRatio: number | null;
   loadAverage: number[];
+}
+
+/** The process of each server startProcess started, by its URL: a run reads the CPU time of the one it targets. */
+const processByUrl = new Map<string, ChildProcess>();
+
+/**
+ * A process's CPU time so far (user + system, /proc/<pid>/stat, in µs); null off Linux. Unlike throughput, CPU time
+ * per request hardly depends on what else the machine runs, so it still compares product and floor on a shared machine.
+ */
+function cpuMicros(child: ChildProcess | undefined): number | null {
+  if (child?.pid === undefined) return null;
+  try {
+    const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+  } catch {
+    return null;
+  }
 }
 
 /** One bounded autocannon run against loopback. */
 export async function run(target: Target & { duration?: number }): Promise<RunFigures> {
+  const serving = [...processByUrl].find(([url]) => target.url.startsWith(url))?.[1];
+  const cpuBefore = cpuMicros(serving);
   const result = await autocannon({ duration: DURATION_SECONDS, connections: CONNECTIONS, ...target });
-  return { requestsPerSecond: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+  const cpuAfter = cpuMicros(serving);
+  const cpuMicrosPerRequest = cpuBefore === null || cpuAfter === null || result.requests.total === 0 ? null : Math.round((cpuAfter - cpuBefore) / result.requests.total);
+  return { requestsPerSecond: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, cpuMicrosPerRequest, non2xx: result.non2xx, errors: result.errors };
 }
 
 /** One request of a target, answered as JSON (a floor and the product must agree on it). */
@@ -116,20 +143,26 @@ export async function compare(comparison: Comparison): Promise<ComparisonResult>
     }
   }
   const ratio = median(product.map((figures, index) => figures.requestsPerSecond / Math.max(1, floor[index]?.requestsPerSecond ?? 1)));
-  return { name: comparison.name, floorName: comparison.floorName, product, floor, ratio, loadAverage: os.loadavg() };
+  const cpuRatios = product.flatMap((figures, index) => {
+    const floorCpu = floor[index]?.cpuMicrosPerRequest;
+    return figures.cpuMicrosPerRequest && floorCpu ? [floorCpu / figures.cpuMicrosPerRequest] : [];
+  });
+  const cpuRatio = cpuRatios.length === product.length ? median(cpuRatios) : null;
+  return { name: comparison.name, floorName: comparison.floorName, product, floor, ratio, cpuRatio, loadAverage: os.loadavg() };
 }
 
 export function printComparisons(title: string, results: ComparisonResult[]): void {
   process.stdout.write(`\n${title}: ${CONNECTIONS} connections, ${PAIRS} interleaved pairs of ${DURATION_SECONDS}s, Node ${process.version}\n\n`);
-  process.stdout.write('| path | product req/s (runs) | floor | floor req/s (runs) | ratio (median) | product p50 / p99 ms | non-2xx product / floor | load average |\n');
-  process.stdout.write('| --- | --- | --- | --- | ---: | --- | ---: | --- |\n');
+  process.stdout.write('| path | product req/s (runs) | floor | floor req/s (runs) | ratio (median) | CPU µs per request, product / floor (median) | CPU ratio (median) | product p50 / p99 ms | non-2xx product / floor | load average |\n');
+  process.stdout.write('| --- | --- | --- | --- | ---: | --- | ---: | --- | ---: | --- |\n');
   for (const result of results) {
     const rates = (runs: RunFigures[]) => runs.map((figures) => figures.requestsPerSecond).join(' / ');
     const p50 = median(result.product.map((figures) => figures.p50));
     const p99 = median(result.product.map((figures) => figures.p99));
+    const cpu = (runs: RunFigures[]) => (runs.every((figures) => figures.cpuMicrosPerRequest !== null) ? String(median(runs.map((figures) => figures.cpuMicrosPerRequest ?? 0))) : '?');
     const failures = (runs: RunFigures[]) => runs.reduce((sum, figures) => sum + figures.non2xx + figures.errors, 0);
     process.stdout.write(
-      `| ${result.name} | ${rates(result.product)} | ${result.floorName} | ${rates(result.floor)} | ${result.ratio.toFixed(2)} | ${p50} / ${p99} | ${failures(result.product)} / ${failures(result.floor)} | ${result.loadAverage.map((load) => load.toFixed(2)).join(' ')} |\n`,
+      `| ${result.name} | ${rates(result.product)} | ${result.floorName} | ${rates(result.floor)} | ${result.ratio.toFixed(2)} | ${cpu(result.product)} / ${cpu(result.floor)} | ${result.cpuRatio?.toFixed(2) ?? '?'} | ${p50} / ${p99} | ${failures(result.product)} / ${failures(result.floor)} | ${result.loadAverage.map((load) => load.toFixed(2)).join(' ')} |\n`,
     );
   }
 }
@@ -185,6 +218,7 @@ export async function startProcess(entry: string, env: Record<string, string>, n
     child.once('exit', (code) => reject(new Error(`${entry} exited with ${String(code)} before listening: ${stderr.slice(0, 2000)}`)));
   });
   child.stdout?.on('data', () => undefined);
+  processByUrl.set(url, child);
   return {
     url,
     child,
