@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { grantRole, recordMembershipChange } from '../src/accounts/roles.js';
 import { createUser } from '../src/accounts/users.js';
 import * as memberListKeys from '../src/db/migrations/0021_member_list_keys.js';
+import { importSiteDocument } from '../src/import/import-site.js';
 import { listMembers, revokeRole } from '../src/people/members.js';
 import type { Schemas } from './support/admin.js';
 import { useAdminApi } from './support/admin-fixture.js';
@@ -148,6 +149,24 @@ describeEachDatabase('admin API: member list pages, sort keys and search', (scra
     expect(new Date(changed.body.joinedAt).getTime()).to.equal(later.getTime());
     expect(await allPages({ sort: 'joinedAt', limit: 3 })).to.deep.equal(await expectedOrder('joinedAt'));
     expect(await allPages({ sort: '-name', limit: 3 })).to.deep.equal(await expectedOrder('-name'));
+  });
+
+  it('lists imported members, and sorts and finds them by the name a re-import gives them', async () => {
+    const site = { origin: admin.server.siteA.origin, name: admin.server.siteA.name };
+    await importSiteDocument(scratch().db, {
+      formatVersion: 1,
+      site,
+      users: [
+        { email: 'list.imported.one@example.com', name: 'Imported One', roles: ['student'] },
+        { email: 'list.imported.two@example.com', name: 'Imported Two', roles: ['student', 'lecturer'] },
+      ],
+    });
+    for (const sort of SORTS) expect(await allPages({ sort, limit: 4 }), sort).to.deep.equal(await expectedOrder(sort));
+    // A re-import that only renames: no role is added, the keys still follow the name.
+    await importSiteDocument(scratch().db, { formatVersion: 1, site, users: [{ email: 'list.imported.one@example.com', name: 'Aardvark Renamed', roles: ['student'] }] });
+    expect(await allPages({ sort: 'name', limit: 4 })).to.deep.equal(await expectedOrder('name'));
+    const found = await admin.api.call<MemberList>('listMembers', { query: { q: 'aardvark' } });
+    expect(found.body.data.map((row) => row.email)).to.deep.equal(['list.imported.one@example.com']);
   });
 
   it('costs three statements a page whatever the page: positions, rows, roles', async () => {
