@@ -65,6 +65,8 @@ export function readBodyBytes(req: IncomingMessage, options: ReadOptions): Promi
   if (identity && declared !== undefined && Number(declared) > limit) return Promise.resolve({ kind: 'too_large', limit });
   // A stream already read to its end emits nothing more: never wait for it.
   if (req.readableEnded) return Promise.resolve({ kind: 'bytes', bytes: Buffer.alloc(0) });
+  // A request whose client left before its body was read has been destroyed: no data, end or close will come.
+  if (req.destroyed) return Promise.reject(new Error('the client closed the connection before the end of the request body'));
   const source = options.decodeContentEncoding ? decodingStream(req) : req;
   if (!('on' in source)) return Promise.resolve(source);
   return new Promise((resolve, reject) => {

@@ -90,10 +90,20 @@ export function limitRequestsInFlight(limit: InFlightLimit): Middleware {
   return async (ctx, next) => {
     if (inFlight < limit.requests) inFlight += 1;
     else await waitForTurn(ctx.res);
+    // The place is given back when the handler is done, or when the client leaves first: a handler that never ends
+    // for a client that left (a body that will never arrive) must not keep it.
+    let released = false;
+    const releaseOnce = (): void => {
+      if (released) return;
+      released = true;
+      ctx.res.off('close', releaseOnce);
+      release();
+    };
+    ctx.res.once('close', releaseOnce);
     try {
       await next();
     } finally {
-      release();
+      releaseOnce();
     }
   };
 }
