@@ -109,17 +109,29 @@ async function writeSection<T>(
   return result;
 }
 
-/** Writes a streamed list, read again from the source, in chunks of IMPORT_CHUNK_SIZE records. */
+/**
+ * Writes a streamed list, read again from the source, in chunks of IMPORT_CHUNK_SIZE records. The next chunk is read
+ * while the database writes the one before (on MySQL the importer otherwise waits on the server most of the time);
+ * the writes themselves stay one after the other, on the transaction's one connection.
+ */
 async function writeChunks(ctx: ImportContext, source: ImportSource, section: ChunkedSection): Promise<void> {
   let chunk: never[] = [];
+  let writing: Promise<void> = Promise.resolve();
+  const write = async (records: never[]): Promise<void> => {
+    await writing;
+    writing = section.writeChunk(ctx, records);
+    // Handled when awaited (before the next write, or at the end); until then a failure must not count as unhandled.
+    writing.catch(() => undefined);
+  };
   for await (const part of source.parts(section.records)) {
     if (part.kind !== 'record' || part.section !== section.records) continue;
     chunk.push(part.value as never);
     if (chunk.length < IMPORT_CHUNK_SIZE) continue;
-    await section.writeChunk(ctx, chunk);
+    await write(chunk);
     chunk = [];
   }
-  if (chunk.length > 0) await section.writeChunk(ctx, chunk);
+  if (chunk.length > 0) await write(chunk);
+  await writing;
 }
 
 /**

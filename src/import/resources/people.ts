@@ -52,7 +52,7 @@ export async function importUsers(ctx: ImportContext, users: readonly UserInput[
       return {
         keys: [{ site_id: ctx.siteId, user_id: userId }],
         values: { name: user.name, avatar_url: user.avatarUrl ?? null, ...(await passwordColumn(user, storedHashes.get(userId))) },
-        inserted: { ...newMembershipKeys(ctx.trx, ctx.siteId, userId), name_key: ctx.trx.raw('LOWER(?)', [user.name]), version: gotRole.has(userId) ? 2 : 1 },
+        inserted: { ...membershipKeys(ctx, userId, accounts[index]?.outcome === 'created' ? (emails[index] ?? null) : null, gotRole.has(userId)), name_key: ctx.trx.raw('LOWER(?)', [user.name]), version: gotRole.has(userId) ? 2 : 1 },
       };
     }),
   );
@@ -69,6 +69,19 @@ export async function importUsers(ctx: ImportContext, users: readonly UserInput[
   }
   const renamed = ids.filter((id, index) => membershipsWritten[index]?.outcome === 'updated' && !gotRole.has(id));
   if (renamed.length > 0) await refreshMembershipKeys(ctx.trx, ctx.siteId, renamed);
+}
+
+/**
+ * joined_at and email_key of a membership about to be inserted (src/accounts/membership-keys.ts), as plain values where
+ * this import knows them: on a site it created, a member given roles now joined now; an account it created has the
+ * email it was given. Otherwise the subqueries of newMembershipKeys, which cost a lookup per row.
+ */
+function membershipKeys(ctx: ImportContext, userId: number, createdEmail: string | null, gotRole: boolean) {
+  const keys = newMembershipKeys(ctx.trx, ctx.siteId, userId);
+  return {
+    joined_at: ctx.siteCreated ? (gotRole ? ctx.now : null) : keys.joined_at,
+    email_key: createdEmail ?? keys.email_key,
+  };
 }
 
 /** The stored password hashes of the chunk's members at this site, read only when a plain password must be checked. */
