@@ -61,7 +61,7 @@ export function createApp(services: Services): Koa<RequestState> {
   app.use(limitRequestsInFlight(config.requestsInFlight));
 
   // Past this point every request belongs to the site of its origin, or gets a 404 naming the origin.
-  const siteApp = app.use<SiteState>(siteResolution(db, createSiteCache(config.siteCacheSeconds * 1000)));
+  const siteApp = app.use<SiteState>(siteResolution(db, createSiteCache(config.siteCacheSeconds * 1000, { capacity: config.siteCacheSize })));
   // The admin API (/api/admin/…) and the admin area (/admin…) answer before the site's routes.
   siteApp.use(adminInterface(services));
   // No body is read here: each route that takes one declares it (acceptBody, src/http/body.ts) or reads it itself.

@@ -222,6 +222,29 @@ describeEachDatabase('site cache', (scratch) => {
     });
   });
 
+  describe('in a server that keeps one site (SCHOOLGATE_SITE_CACHE_SIZE=1)', () => {
+    let running: RunningServer;
+    before(async () => {
+      running = await startServer(testConfig({ variant: 'A', database: scratch().config, siteCacheSeconds: 60, siteCacheSize: 1, usageFlushIntervalSeconds: 0 }), { db: scratch().db, logger: silent });
+      const port = new URL(running.listeningOn).port;
+      await createSite(scratch().db, { origin: `http://localhost:${port}`, name: 'Kept Alpha', subdomain: `kept-alpha-${port}` });
+      await createSite(scratch().db, { origin: `http://127.0.0.1:${port}`, name: 'Kept Beta', subdomain: `kept-beta-${port}` });
+    });
+    after(async () => running.stop());
+
+    const discover = async (host: string) => (await fetch(`http://${host}:${new URL(running.listeningOn).port}/.well-known/openid-configuration`)).status;
+
+    it('reads a site again once another one took its place, and not while it is the one kept', async () => {
+      expect(await discover('localhost')).to.equal(200);
+      reads = 0;
+      expect(await discover('localhost')).to.equal(200);
+      expect(reads, 'the site kept is served from the cache').to.equal(0);
+      expect(await discover('127.0.0.1')).to.equal(200);
+      expect(await discover('localhost')).to.equal(200);
+      expect(reads, 'each site pushed the other out').to.equal(2);
+    });
+  });
+
   describe('in a server with a one-second lifetime', () => {
     let running: RunningServer;
     let site: Site;
