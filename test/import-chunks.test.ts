@@ -181,6 +181,7 @@ describeEachDatabase('import from a file', (scratch) => {
       ['{"formatVersion": 1, "users": [{"email": "a@b.example"},]}', /expected a value after ","/],
       ['{"formatVersion": 1, "site": {"origin": "https://x.example"', /ends before its top-level object/],
       ['[1, 2]', /not a JSON object/],
+      ['{"formatVersion": 1, "users": [],}', /expected a member name/],
       ['{"formatVersion": 1} {}', /unexpected text after the document/],
       ['{"users": [{"email": tru}]}', /users\[0\]/],
     ];

@@ -44,6 +44,8 @@ class DocumentScanner {
   private inString = false;
   private escaped = false;
   private scalar = false;
+  /** A member name must follow: JSON allows no "," before "}". */
+  private afterComma = false;
   private readonly ready: DocumentPart[] = [];
 
   constructor(private readonly only: StreamedSection | undefined) {}
@@ -80,7 +82,7 @@ class DocumentScanner {
             this.pieces = [];
             this.escaped = false;
             start = i + 1;
-          } else if (byte === 0x7d) this.mode = Mode.Done;
+          } else if (byte === 0x7d && !this.afterComma) this.mode = Mode.Done;
           else if (!isSpace(byte)) this.fail('expected a member name');
           break;
         case Mode.Key:
@@ -94,6 +96,7 @@ class DocumentScanner {
           }
           break;
         case Mode.Colon:
+          this.afterComma = false;
           if (byte === 0x3a) this.mode = Mode.ValueStart;
           else if (!isSpace(byte)) this.fail('expected ":"');
           break;
@@ -153,8 +156,10 @@ class DocumentScanner {
           break;
         }
         case Mode.AfterValue:
-          if (byte === 0x2c) this.mode = Mode.KeyOrEnd;
-          else if (byte === 0x7d) this.mode = Mode.Done;
+          if (byte === 0x2c) {
+            this.mode = Mode.KeyOrEnd;
+            this.afterComma = true;
+          } else if (byte === 0x7d) this.mode = Mode.Done;
           else if (!isSpace(byte)) this.fail('expected "," or "}"');
           break;
         case Mode.AfterItem:
