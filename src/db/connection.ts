@@ -127,9 +127,7 @@ function readCausally(connection: MysqlConnection, done: SessionDone): void {
   connection.query('SET SESSION wsrep_sync_wait = 1', (error) => done(error && error.errno !== ER_UNKNOWN_SYSTEM_VARIABLE ? error : null, connection));
 }
 
-export function isMysql(db: Database): boolean {
-  return db.client.config.client === 'mysql2';
-}
+export { isMysql } from './dialect.js';
 
 /** Rows come back as Date (MySQL) or epoch milliseconds (SQLite); both mean a UTC instant. */
 export function toDate(value: unknown): Date | null {

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { isMysql, type Database } from '../db/connection.js';
+import type { Database } from '../db/connection.js';
+import { isMysql } from '../db/dialect.js';
 import { withTransaction } from '../db/transaction.js';
 
 /** Narrows a query to the rows one prune rule deletes; applied to the batch SELECT and again to its DELETE. */
