@@ -88,21 +88,57 @@ describe('the failure classifier', () => {
   });
 });
 
-type QueryingClient = { _query: (connection: unknown, query: { sql: string }) => Promise<unknown> };
+/** A pooled connection as the drivers give it: better-sqlite3 prepares, mysql2 queries (knex) or executes (prepared statements). */
+interface DriverConnection {
+  prepare?: (sql: string, ...rest: unknown[]) => unknown;
+  query?: (...args: unknown[]) => unknown;
+  execute?: (...args: unknown[]) => unknown;
+}
+type PoolClient = { acquireConnection: (...args: unknown[]) => Promise<DriverConnection> };
+
+const sqlOf = (statement: unknown): string => (typeof statement === 'string' ? statement : String((statement as { sql?: unknown } | null)?.sql ?? ''));
 
 /**
- * Makes every statement whose SQL matches `pattern` fail with `error()` (as the driver would raise it) until the
- * returned function is called. Authentication reads other tables, so the failure happens inside the operation.
+ * Makes every statement whose SQL matches `pattern` fail with `error()`, as the driver raises it, until the returned
+ * function is called: at the driver, so a statement fails whichever way it runs (knex's runner or a compiled select on
+ * a pooled connection). Authentication reads other tables, so the failure happens inside the operation.
  */
 function failStatements(db: Knex, pattern: RegExp, error: () => Error): () => void {
-  const client = db.client as unknown as QueryingClient;
-  const original = client._query;
-  client._query = function (this: unknown, connection, query) {
-    if (pattern.test(query.sql)) return Promise.reject(error());
-    return original.call(this, connection, query);
+  const client = db.client as unknown as PoolClient;
+  const acquire = client.acquireConnection;
+  let active = true;
+  const failing = (statement: unknown) => active && pattern.test(sqlOf(statement));
+  const patched = new WeakSet<DriverConnection>();
+  const patch = (connection: DriverConnection) => {
+    if (patched.has(connection)) return;
+    patched.add(connection);
+    const { prepare, query, execute } = connection;
+    if (prepare) {
+      connection.prepare = function (this: unknown, sql, ...rest) {
+        if (failing(sql)) throw error();
+        return prepare.call(this, sql, ...rest);
+      };
+    }
+    for (const [name, method] of [['query', query], ['execute', execute]] as const) {
+      if (!method) continue;
+      connection[name] = function (this: unknown, ...args: unknown[]) {
+        const callback = args.at(-1);
+        if (failing(args[0]) && typeof callback === 'function') {
+          setImmediate(() => (callback as (error: Error) => void)(error()));
+          return undefined;
+        }
+        return method.apply(this, args);
+      };
+    }
+  };
+  client.acquireConnection = async function (this: unknown, ...args: unknown[]) {
+    const connection = await acquire.apply(this, args);
+    patch(connection);
+    return connection;
   };
   return () => {
-    client._query = original;
+    active = false;
+    client.acquireConnection = acquire;
   };
 }
 
