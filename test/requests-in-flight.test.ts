@@ -64,7 +64,12 @@ describeEachDatabase('requests in flight', (scratch) => {
       const held = heldTokenRequest(port, host);
       // The held request takes the one place before the others arrive.
       await new Promise((resolve) => setTimeout(resolve, 200));
-      const queued = ['first', 'second', 'third'].map((id) => rawGet(port, host, OAUTH_PATHS.userinfo, { 'x-request-id': id }));
+      // One after another, so that their arrival order is theirs even on a busy machine.
+      const queued: Array<ReturnType<typeof rawGet>> = [];
+      for (const id of ['first', 'second', 'third']) {
+        queued.push(rawGet(port, host, OAUTH_PATHS.userinfo, { 'x-request-id': id }));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       const health = await rawGet(port, host, '/healthz');
       expect(health.status).to.equal(200);
       expect(userinfoPaths(lines)).to.deep.equal([]);
