@@ -1,5 +1,6 @@
 import type { Database } from '../../db/connection.js';
 import type { Metrics } from '../../metrics/metrics.js';
+import { logFailure } from '../../shared/failure-log.js';
 import type { Logger } from '../../shared/logger.js';
 import { startRepeatingJob, type RepeatingJob } from '../../shared/repeating-job.js';
 import { deliverDueLogouts } from './deliver.js';
@@ -22,7 +23,7 @@ export function startLogoutDeliveryJob(db: Database, logger: Logger, options: { 
       const outcomes = await deliverDueLogouts(db, { metrics: options.metrics });
       if (outcomes.size > 0) log.info({ outcomes: Object.fromEntries(outcomes) }, 'back-channel logout notices attempted');
     } catch (error) {
-      log.error({ err: error }, 'back-channel logout delivery failed; trying again at the next interval');
+      logFailure(log, error, 'back-channel logout delivery failed; trying again at the next interval');
     }
   };
 
