@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { isMysql } from '../db/connection.js';
-import { columnsOf, sameValue, type ColumnValue, type Row, type UpsertResult } from './upsert.js';
+import { columnsOf, desiredRow, updateChanged, withInsertStamps, type ColumnValue, type Row, type UpsertResult } from './upsert.js';
 
 /** One row to upsert: its match conditions, tried in order (as upsertRow), and the values to write. */
 export interface BatchRow {
@@ -101,28 +101,16 @@ export async function upsertRows(trx: Knex.Transaction, table: string, rows: rea
   const results: UpsertResult[] = new Array<UpsertResult>(rows.length);
   const inserts: Array<{ index: number; row: InsertRow }> = [];
   for (const [index, { keys, values, inserted }] of rows.entries()) {
-    const desired: Row = {};
-    for (const candidate of [...keys].reverse()) Object.assign(desired, candidate);
-    Object.assign(desired, values);
+    const desired = desiredRow(keys, values);
     const existing = stored[index];
     if (!existing) {
-      for (const stamp of ['created_at', 'updated_at']) if (columns.has(stamp) && !(stamp in desired)) desired[stamp] = now;
-      inserts.push({ index, row: { ...desired, ...inserted } });
+      inserts.push({ index, row: { ...withInsertStamps(desired, columns, now), ...inserted } });
       continue;
     }
     const id = hasId ? Number(existing.row.id) : null;
-    const changes: Record<string, ColumnValue | Knex.Raw> = {};
-    if (!options.insertOnly) for (const [column, value] of Object.entries(desired)) if (!sameValue(existing.row[column], value)) changes[column] = value;
-    if (Object.keys(changes).length === 0) {
-      results[index] = { outcome: 'unchanged', id };
-      continue;
-    }
-    if (columns.has('updated_at') && !('updated_at' in desired)) changes.updated_at = now;
-    if (columns.has('version') && !('version' in desired)) changes.version = trx.raw('?? + 1', ['version']);
-    await trx(table)
-      .where(id !== null ? { id } : existing.by)
-      .update(changes);
-    results[index] = { outcome: 'updated', id };
+    // insertOnly read only the ids and keys: nothing to compare, and nothing to write.
+    const outcome = options.insertOnly ? 'unchanged' : await updateChanged(trx, table, columns, existing.row, desired, id !== null ? { id } : existing.by, now);
+    results[index] = { outcome, id };
   }
 
   await insertRows(trx, table, inserts.map((insert) => insert.row));

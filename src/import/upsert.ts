@@ -69,25 +69,39 @@ export async function upsertRow(
     }
   }
 
-  const desired: Row = {};
-  for (const candidate of [...keys].reverse()) Object.assign(desired, candidate);
-  Object.assign(desired, values);
-
+  const desired = desiredRow(keys, values);
   if (!existing || !matchedBy) {
-    const row: Record<string, ColumnValue> = { ...desired };
-    for (const stamp of ['created_at', 'updated_at']) if (columns.has(stamp) && !(stamp in row)) row[stamp] = now;
-    const [id] = await trx(table).insert(row);
+    const [id] = await trx(table).insert(withInsertStamps(desired, columns, now));
     return { outcome: 'created', id: hasId ? Number(id) : null };
   }
-
-  const changes: Record<string, ColumnValue | Knex.Raw> = {};
-  for (const [column, value] of Object.entries(desired)) if (!sameValue(existing[column], value)) changes[column] = value;
   const id = hasId ? Number(existing.id) : null;
-  if (Object.keys(changes).length === 0) return { outcome: 'unchanged', id };
+  return { outcome: await updateChanged(trx, table, columns, existing, desired, id !== null ? { id } : matchedBy, now), id };
+}
+
+/** The row that keys tried in order and values describe: every key's columns (the first key's winning), then the values. */
+export function desiredRow(keys: readonly Row[], values: Row): Row {
+  const desired: Row = {};
+  for (const candidate of [...keys].reverse()) Object.assign(desired, candidate);
+  return Object.assign(desired, values);
+}
+
+/** A row to insert with `created_at` and `updated_at` filled where the table has them and the row does not. */
+export function withInsertStamps(row: Row, columns: ReadonlySet<string>, now: Date): Row {
+  const stamped: Row = { ...row };
+  for (const stamp of ['created_at', 'updated_at']) if (columns.has(stamp) && !(stamp in stamped)) stamped[stamp] = now;
+  return stamped;
+}
+
+/**
+ * Writes the columns of `desired` whose stored value differs, stamping `updated_at` and incrementing `version` where
+ * the table has them and `desired` does not; writes nothing when none differs.
+ */
+export async function updateChanged(trx: Knex.Transaction, table: string, columns: ReadonlySet<string>, stored: Record<string, unknown>, desired: Row, where: Row, now: Date): Promise<'updated' | 'unchanged'> {
+  const changes: Record<string, ColumnValue | Knex.Raw> = {};
+  for (const [column, value] of Object.entries(desired)) if (!sameValue(stored[column], value)) changes[column] = value;
+  if (Object.keys(changes).length === 0) return 'unchanged';
   if (columns.has('updated_at') && !('updated_at' in desired)) changes.updated_at = now;
   if (columns.has('version') && !('version' in desired)) changes.version = trx.raw('?? + 1', ['version']);
-  await trx(table)
-    .where(id !== null ? { id } : matchedBy)
-    .update(changes);
-  return { outcome: 'updated', id };
+  await trx(table).where(where).update(changes);
+  return 'updated';
 }
