@@ -27,6 +27,19 @@ export interface RawStore extends StatementRunner {
   close(): Promise<void>;
 }
 
+/** `work` on `tx` between the product's `begin` and `commit` texts; `rollback` when anything in it throws. */
+async function inTransaction<T>(tx: StatementRunner, begin: string, commit: string, work: (tx: StatementRunner) => Promise<T>, rollback: () => unknown): Promise<T> {
+  try {
+    await tx.run(begin, []);
+    const result = await work(tx);
+    await tx.run(commit, []);
+    return result;
+  } catch (error) {
+    await rollback();
+    throw error;
+  }
+}
+
 export function openRawStore(config: DatabaseConfig): RawStore {
   return config.client === 'sqlite' ? openSqlite(config.filename) : openMysql(config);
 }
@@ -54,15 +67,8 @@ function openMysql(config: Extract<DatabaseConfig, { client: 'mysql' }>): RawSto
     run: (sql, values) => runner(pool, store).run(sql, values),
     async transaction(begin, commit, work) {
       const connection = await pool.getConnection();
-      const tx = runner(connection, store);
       try {
-        await tx.run(begin, []);
-        const result = await work(tx);
-        await tx.run(commit, []);
-        return result;
-      } catch (error) {
-        await connection.query('ROLLBACK').catch(() => undefined);
-        throw error;
+        return await inTransaction(runner(connection, store), begin, commit, work, () => connection.query('ROLLBACK').catch(() => undefined));
       } finally {
         connection.release();
       }
@@ -123,15 +129,8 @@ function openSqlite(filename: string): RawStore {
       while (open) await open;
       let release = () => undefined as void;
       open = new Promise<void>((resolve) => (release = resolve));
-      const tx = direct(store);
       try {
-        await tx.run(begin, []);
-        const result = await work(tx);
-        await tx.run(commit, []);
-        return result;
-      } catch (error) {
-        if (connection.inTransaction) connection.exec('ROLLBACK');
-        throw error;
+        return await inTransaction(direct(store), begin, commit, work, () => connection.inTransaction && connection.exec('ROLLBACK'));
       } finally {
         open = null;
         release();
