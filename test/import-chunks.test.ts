@@ -7,6 +7,7 @@ import type { EnrollmentInput, ImportDocument, UserInput } from '../src/import/d
 import { IMPORT_CHUNK_SIZE, importSiteDocument, importSiteFile } from '../src/import/import-site.js';
 import { describeEachDatabase } from './support/databases.js';
 import { importRefusal } from './support/import-refusal.js';
+import { statementsOf } from './support/statements.js';
 
 const LECTURES = ['l0', 'l1', 'l2', 'l3'];
 
@@ -45,21 +46,6 @@ async function count(db: Database, table: string): Promise<number> {
 async function rowCounts(db: Database): Promise<Record<string, number>> {
   const tables = ['users', 'site_memberships', 'site_roles', 'courses', 'lectures', 'enrollments', 'lecture_progress', 'sites'];
   return Object.fromEntries(await Promise.all(tables.map(async (table) => [table, await count(db, table)] as const)));
-}
-
-/** The SQL statements an import issues. */
-async function statementsOf(db: Database, work: () => Promise<unknown>): Promise<number> {
-  let statements = 0;
-  const listener = () => {
-    statements += 1;
-  };
-  db.on('query', listener);
-  try {
-    await work();
-  } finally {
-    db.off('query', listener);
-  }
-  return statements;
 }
 
 describeEachDatabase('import in chunks', (scratch) => {
@@ -119,7 +105,7 @@ describeEachDatabase('import in chunks', (scratch) => {
     this.timeout(120000);
     const { db } = scratch();
     await importSiteDocument(db, school('https://warm-up.example', 3)); // reads each table's columns once per process
-    const cost = async (size: number) => statementsOf(db, () => importSiteDocument(db, school(`https://statements-${size}.example`, size)));
+    const cost = async (size: number) => (await statementsOf(db, () => importSiteDocument(db, school(`https://statements-${size}.example`, size)))).length;
     const [one, two, three] = [await cost(IMPORT_CHUNK_SIZE), await cost(IMPORT_CHUNK_SIZE * 2), await cost(IMPORT_CHUNK_SIZE * 3)];
     // A new site: per chunk of users, find the accounts, insert them, read their ids, insert roles and then memberships
     // (5); per chunk of enrollments, insert them, and their progress 500 rows at a time (4).
@@ -128,7 +114,7 @@ describeEachDatabase('import in chunks', (scratch) => {
     expect(one).to.equal(FIXED_STATEMENTS + 9);
     // The same documents again: per chunk, one lookup each of accounts, memberships, roles, enrollments (all found by
     // externalId) and progress (5), and nothing written.
-    const again = async (size: number) => statementsOf(db, () => importSiteDocument(db, school(`https://statements-${size}.example`, size)));
+    const again = async (size: number) => (await statementsOf(db, () => importSiteDocument(db, school(`https://statements-${size}.example`, size)))).length;
     const [oneAgain, twoAgain, threeAgain] = [await again(IMPORT_CHUNK_SIZE), await again(IMPORT_CHUNK_SIZE * 2), await again(IMPORT_CHUNK_SIZE * 3)];
     expect([twoAgain - oneAgain, threeAgain - twoAgain]).to.deep.equal([5, 5]);
     expect(oneAgain).to.equal(FIXED_STATEMENTS_AGAIN + 5);

@@ -2,11 +2,11 @@ import type { Knex } from 'knex';
 
 const WRITE = /^\s*(insert|update|delete|replace)\b/i;
 
-/** The INSERT, UPDATE, DELETE and REPLACE statements `work` issues on `db`, in order. */
-export async function writesOf(db: Knex, work: () => Promise<unknown>): Promise<string[]> {
-  const writes: string[] = [];
+/** Every statement `work` issues on `db`, in order. */
+export async function statementsOf(db: Knex, work: () => Promise<unknown>): Promise<string[]> {
+  const statements: string[] = [];
   const onQuery = (query: { sql: string }) => {
-    if (WRITE.test(query.sql)) writes.push(query.sql);
+    statements.push(query.sql);
   };
   db.on('query', onQuery);
   try {
@@ -14,5 +14,10 @@ export async function writesOf(db: Knex, work: () => Promise<unknown>): Promise<
   } finally {
     db.off('query', onQuery);
   }
-  return writes;
+  return statements;
+}
+
+/** The INSERT, UPDATE, DELETE and REPLACE statements `work` issues on `db`, in order. */
+export async function writesOf(db: Knex, work: () => Promise<unknown>): Promise<string[]> {
+  return (await statementsOf(db, work)).filter((sql) => WRITE.test(sql));
 }
