@@ -26,6 +26,3 @@ export function joinSiteProfile(query: Knex.QueryBuilder, siteId: number | strin
 export function profileColumn(db: Database, column: 'name' | 'avatar_url', as: string, usersAlias = 'users', alias: string = SITE_PROFILE): Knex.Raw {
   return db.raw('COALESCE(??, ??) as ??', [`${alias}.${column}`, `${usersAlias}.${column}`, as]);
 }
-
-/** The name a site shows, as an SQL expression for filters and sort keys over `users` and the joined profile. */
-export const SHOWN_NAME = `COALESCE(${SITE_PROFILE}.name, users.name)`;
