@@ -203,7 +203,7 @@ class DocumentScanner {
 }
 
 /** The parts of an import document file, read in chunks (64 KB); each pass reads the file again. */
-export async function* fileParts(file: string, only?: StreamedSection): AsyncGenerator<DocumentPart> {
+async function* fileParts(file: string, only?: StreamedSection): AsyncGenerator<DocumentPart> {
   const scanner = new DocumentScanner(only);
   for await (const chunk of fs.createReadStream(file, { highWaterMark: 64 * 1024 })) {
     scanner.write(chunk as Buffer);
