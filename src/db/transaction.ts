@@ -38,11 +38,20 @@ function backoffMs(attempt: number): number {
  */
 export async function withTransaction<T>(db: Database, work: (trx: Knex.Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
   if (db.isTransaction) return db.transaction(work);
+  return rerunningConflicts(db, () => db.transaction(work), options);
+}
+
+/**
+ * Runs `run` (one whole transaction) again after a conflict, after a jittered pause, up to `options.attempts` times
+ * and while the time budget lasts; then TransactionConflictError. withTransaction's and withDirectTransaction's
+ * (src/db/direct-transaction.ts) retries.
+ */
+export async function rerunningConflicts<T>(db: Database, run: () => Promise<T>, options: TransactionOptions = {}): Promise<T> {
   const attempts = options.attempts ?? DEFAULT_ATTEMPTS;
   const deadline = Date.now() + (options.budgetMs ?? databaseTimeouts(db).transactionBudgetMs);
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await db.transaction(work);
+      return await run();
     } catch (error) {
       if (!isTransactionConflict(error)) throw error;
       const pause = backoffMs(attempt);

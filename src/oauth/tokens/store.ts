@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import type { Scope } from '../../clients/scopes.js';
 import { requireDate, toDate, type Database } from '../../db/connection.js';
+import { compiledInsert } from '../../db/direct-statements.js';
+import type { TransactionStatements } from '../../db/direct-transaction.js';
 import { withTransaction } from '../../db/transaction.js';
 import { randomToken, sha256Hex } from '../../shared/random.js';
 import { revocation, type RevokedReason } from '../../grants/revocation.js';
@@ -133,14 +135,42 @@ export function newGrantId(): string {
   return randomToken(16);
 }
 
-/** Mints a pair: 256-bit random tokens, stored only as SHA-256 hashes. */
-export async function insertPair(db: Database | Knex.Transaction, input: NewPair, now = new Date()): Promise<IssuedPair> {
+/** The columns a new pair is inserted with (the others keep their defaults). */
+const INSERTED_COLUMNS = [
+  'grant_id',
+  'site_id',
+  'client_ref',
+  'user_id',
+  'access_token_hash',
+  'refresh_token_hash',
+  'scope',
+  'resource',
+  'school_id',
+  'access_expires_at',
+  'refresh_expires_at',
+  'auth_time',
+  'parent_pair_id',
+  'sid',
+  'dpop_jkt',
+  'last_used_at',
+  'created_at',
+] as const satisfies ReadonlyArray<keyof PairRow>;
+
+type InsertedRow = Record<(typeof INSERTED_COLUMNS)[number], Knex.Value>;
+
+/** The pair INSERT, compiled once per dialect: the refresh grant's and the code exchange's transactions bind it. */
+const INSERT_PAIR = compiledInsert('token_pairs', INSERTED_COLUMNS);
+
+/** A new pair's row and what its caller is handed once the row has its id: 256-bit random tokens, stored only as SHA-256 hashes. */
+function mintPair(input: NewPair, now: Date): { row: InsertedRow; issued(id: number): IssuedPair } {
   const accessToken = `sga_${randomToken(32)}`;
   const refreshToken = input.withoutRefreshToken === true ? null : `sgr_${randomToken(32)}`;
   const accessExpiresAt = new Date(now.getTime() + ACCESS_TOKEN_TTL_SECONDS * 1000);
   const refreshExpiresAt = refreshToken === null ? null : new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000);
   const parentPairId = input.parentPairId ?? null;
-  const [id] = await db('token_pairs').insert({
+  // A refresh is a use of the grant (connected apps' "last used"); a first pair is unused until presented.
+  const lastUsedAt = parentPairId === null ? null : now;
+  const row: InsertedRow = {
     grant_id: input.grantId,
     site_id: input.siteId,
     client_ref: input.clientRef,
@@ -156,34 +186,51 @@ export async function insertPair(db: Database | Knex.Transaction, input: NewPair
     parent_pair_id: parentPairId,
     sid: input.sid ?? null,
     dpop_jkt: input.dpopJkt ?? null,
-    // A refresh is a use of the grant (connected apps' "last used"); a first pair is unused until presented.
-    last_used_at: parentPairId === null ? null : now,
+    last_used_at: lastUsedAt,
     created_at: now,
-  });
-  const pair: TokenPair = {
-    id: Number(id),
-    grantId: input.grantId,
-    siteId: input.siteId,
-    clientRef: input.clientRef,
-    userId: input.userId,
-    scopes: [...input.scopes],
-    resource: input.resource,
-    schoolId: input.schoolId,
-    accessExpiresAt,
-    refreshExpiresAt,
-    authTime: input.authTime,
-    firstUsedAt: null,
-    lastUsedAt: parentPairId === null ? null : now,
-    revokedAt: null,
-    revokedReason: null,
-    parentPairId,
-    successorPairId: null,
-    rotationCounter: 0,
-    createdAt: now,
-    sid: input.sid ?? null,
-    dpopJkt: input.dpopJkt ?? null,
   };
-  return { pair, accessToken, refreshToken };
+  const issued = (id: number): IssuedPair => ({
+    pair: {
+      id,
+      grantId: input.grantId,
+      siteId: input.siteId,
+      clientRef: input.clientRef,
+      userId: input.userId,
+      scopes: [...input.scopes],
+      resource: input.resource,
+      schoolId: input.schoolId,
+      accessExpiresAt,
+      refreshExpiresAt,
+      authTime: input.authTime,
+      firstUsedAt: null,
+      lastUsedAt,
+      revokedAt: null,
+      revokedReason: null,
+      parentPairId,
+      successorPairId: null,
+      rotationCounter: 0,
+      createdAt: now,
+      sid: input.sid ?? null,
+      dpopJkt: input.dpopJkt ?? null,
+    },
+    accessToken,
+    refreshToken,
+  });
+  return { row, issued };
+}
+
+/** Mints a pair (mintPair) and inserts it. */
+export async function insertPair(db: Database | Knex.Transaction, input: NewPair, now = new Date()): Promise<IssuedPair> {
+  const minted = mintPair(input, now);
+  const [id] = await db('token_pairs').insert(minted.row);
+  return minted.issued(Number(id));
+}
+
+/** insertPair inside a direct transaction (src/db/direct-transaction.ts), by the compiled INSERT. */
+export async function insertPairIn(tx: TransactionStatements, input: NewPair, now: Date): Promise<IssuedPair> {
+  const minted = mintPair(input, now);
+  const { insertId } = await tx.write(INSERT_PAIR.statement, INSERT_PAIR.values(minted.row));
+  return minted.issued(insertId);
 }
 
 export async function findPairByAccessToken(db: Database, accessToken: string): Promise<TokenPair | null> {
