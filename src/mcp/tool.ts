@@ -5,7 +5,7 @@ import type { Scope } from '../clients/scopes.js';
 import { ValidationError } from '../shared/errors.js';
 import { classifyFailure, isRetryable } from '../shared/failure.js';
 import type { Site } from '../sites/sites.js';
-import { publishedJsonSchema } from './portable-schema.js';
+import { checkedJsonSchema, publishedJsonSchema } from './portable-schema.js';
 import { structuredText } from './result-json.js';
 import type { ToolContext } from './session.js';
 import type { MemberFeature } from '../variant.js';
@@ -127,6 +127,8 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
   const metaOf = typeof spec._meta === 'function' ? spec._meta : null;
   // One definition per site object (the site cache keeps one while it is fresh): a member's tools/list copies nothing.
   const siteDefinitions = new WeakMap<Site, Tool>();
+  // Accepts exactly what the published output schema accepts, in the form that is cheaper to check (portable-schema.ts).
+  const checkedOutput = checkedJsonSchema(definition.outputSchema as JsonSchemaType);
   let checkOutput: JsonSchemaValidator<unknown> | undefined;
   /** Input check, run, output check: what `call` answers and what `structured` returns. */
   async function structuredResult(args: unknown, context: ToolContext): Promise<Record<string, unknown>> {
@@ -136,7 +138,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
     const structured = (await spec.run(input.data, context)) as Record<string, unknown>;
     // The published output schema is a promise to clients (the SDK client checks results against it too): a result
     // that breaks it is a bug. Checked with the compiled JSON Schema validator: no copy of the result is made.
-    checkOutput ??= sharedValidators().getValidator(definition.outputSchema as JsonSchemaType);
+    checkOutput ??= sharedValidators().getValidator(checkedOutput);
     const output = checkOutput(structured);
     if (!output.valid) {
       context.session.log.error({ tool: spec.name, problems: output.errorMessage }, 'mcp tool result does not match its output schema');
@@ -162,7 +164,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
       return built;
     },
     compile(validators) {
-      checkOutput ??= validators.getValidator(definition.outputSchema as JsonSchemaType);
+      checkOutput ??= validators.getValidator(checkedOutput);
     },
     async call(args, context) {
       let structured: Record<string, unknown>;
