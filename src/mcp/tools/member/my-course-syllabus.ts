@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { enrolledCourse, lastWatched, type CourseRecord } from '../../../member/courses.js';
 import type { MemberContext } from '../../../member/context.js';
 import { encodeNodeId } from '../../../member/ids.js';
-import { lectureSyllabus } from '../../../member/lecture-syllabus.js';
+import { lectureSyllabus, type SyllabusLecture, type SyllabusSection } from '../../../member/lecture-syllabus.js';
 import { optionalDateTime } from '../../format.js';
 import { myCourseSyllabusView } from '../../resources/my-course-syllabus-view.js';
 import { courseReference, dateTime, parseCourseReference } from '../../schemas.js';
@@ -75,10 +75,16 @@ export const getMyCourseSyllabus = defineTool({
     const course = await findEnrolledCourse(member, input.course);
     if (!course) throw new ToolError('not_found', `the member is not enrolled in a course "${input.course}" at this school; list_my_courses lists their courses`);
     const { sections, progress } = await lectureSyllabus(member, course);
-    const lectures = sections.flatMap((section) => section.lectures.map((lecture) => ({ lecture, section })));
     const resume = lastWatched(course);
-    const resumed = resume === null ? undefined : lectures.find(({ lecture }) => lecture.id === resume.lectureId);
-    const next = lectures.find(({ lecture }) => !lecture.isLocked && lecture.state !== 'completed');
+    // The resumed lecture and the next one to take, first in syllabus order, found in one pass.
+    let resumed: { lecture: SyllabusLecture; section: SyllabusSection } | undefined;
+    let next: { lecture: SyllabusLecture; section: SyllabusSection } | undefined;
+    for (const section of sections) {
+      for (const lecture of section.lectures) {
+        if (resumed === undefined && resume !== null && lecture.id === resume.lectureId) resumed = { lecture, section };
+        if (next === undefined && !lecture.isLocked && lecture.state !== 'completed') next = { lecture, section };
+      }
+    }
     return {
       course: enrolledCourseOutput(course, member.now),
       progress,
