@@ -4,6 +4,7 @@ import { AppError, SiteNotFoundError } from '../shared/errors.js';
 import { LruCache } from '../shared/lru-cache.js';
 import type { SiteCache } from '../sites/site-cache.js';
 import type { Site } from '../sites/sites.js';
+import { bindSiteToRequestLog } from './request-id.js';
 import type { SiteState } from './state.js';
 
 /**
@@ -36,8 +37,7 @@ export function requestOrigin(protocol: string, host: string, known: LruCache<st
 export function siteResolution(db: Database, sites: SiteCache): Middleware<SiteState> {
   const enter = (ctx: Parameters<Middleware<SiteState>>[0], site: Site, next: () => Promise<unknown>) => {
     ctx.state.site = site;
-    // The request's own child logger (request-id.ts) takes the site too: one child per request, not two.
-    ctx.state.log.setBindings({ siteId: site.id });
+    bindSiteToRequestLog(ctx.state, site.id);
     return next();
   };
   // Sized like the site cache: every cached site's origin stays parsed.
@@ -46,9 +46,11 @@ export function siteResolution(db: Database, sites: SiteCache): Middleware<SiteS
   return (ctx, next) => {
     const origin = requestOrigin(ctx.protocol, ctx.host, knownOrigins);
     if (origin === null) throw new AppError(400, 'invalid_request', 'the request has no usable Host header');
-    const cached = sites.fresh(db, origin, ctx.state.log);
+    // Asked for only if a background read of the site fails: the request's logger is made on first use.
+    const logOf = () => ctx.state.log;
+    const cached = sites.fresh(db, origin, logOf);
     if (cached) return enter(ctx, cached, next);
-    return sites.find(db, origin, ctx.state.log).then(async (site) => {
+    return sites.find(db, origin, logOf).then(async (site) => {
       if (!site) throw new SiteNotFoundError(origin, await sites.onlySite(db));
       return enter(ctx, site, next);
     });

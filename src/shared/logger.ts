@@ -62,6 +62,34 @@ function redact(value: unknown, depth: number, isSerializedError: boolean): unkn
   return copy;
 }
 
+/** Log objects masked where they were built (maskedFields): the formatter writes them as they are. */
+const MASKED_ALREADY = new WeakSet<object>();
+
+/**
+ * A flat log object of scalars masked as redact would mask it (a credential's name gets REDACTED, every string
+ * maskSecretsInText), done where the object is built so that the formatter need not walk and copy it again: the
+ * access line, written for every request, is such an object.
+ */
+export function maskedFields<Fields extends Record<string, string | number | boolean | undefined>>(fields: Fields): Fields {
+  const masked: Record<string, string | number | boolean | undefined> = fields;
+  for (const key in masked) {
+    const value = masked[key];
+    const name = key.toLowerCase();
+    if (SECRET_NAMES.has(name) || name === 'code') masked[key] = REDACTED;
+    else if (typeof value === 'string') masked[key] = maskSecretsInText(value);
+  }
+  MASKED_ALREADY.add(masked);
+  return fields;
+}
+
+/** The log line's time as pino's isoTime writes it, formatted once per millisecond (several lines share one when busy). */
+let isoTimeOf = { epochMs: NaN, field: '' };
+function isoTime(): string {
+  const now = Date.now();
+  if (now !== isoTimeOf.epochMs) isoTimeOf = { epochMs: now, field: `,"time":"${new Date(now).toISOString()}"` };
+  return isoTimeOf.field;
+}
+
 /** pino's error serializer (type, message, stack, cause, own properties), then redact. */
 function serializeError(error: Error): unknown {
   const serialized = pino.stdSerializers.err(error);
@@ -86,13 +114,16 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   const options: pino.LoggerOptions = {
     level,
     base: { service: 'schoolgate' },
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp: isoTime,
     serializers: { err: serializeError },
-    formatters: { log: (object) => redact(object, 0, false) as Record<string, unknown> },
+    formatters: { log: (object) => (MASKED_ALREADY.has(object) ? object : (redact(object, 0, false) as Record<string, unknown>)) },
     hooks: {
       logMethod(args, method) {
-        const masked = args.map((arg) => (typeof arg === 'string' ? maskSecretsInText(arg) : arg)) as typeof args;
-        method.apply(this, masked);
+        for (let index = 0; index < args.length; index += 1) {
+          const arg: unknown = args[index];
+          if (typeof arg === 'string') args[index] = maskSecretsInText(arg);
+        }
+        method.apply(this, args);
       },
     },
   };

@@ -18,16 +18,19 @@ interface Entry {
   retryAt: number;
 }
 
+/** The logger of a background read's failure, or how to get it: a request's own logger is made only when it is used (src/http/request-id.ts). */
+export type LogOf = Logger | (() => Logger);
+
 export interface SiteCache {
   /** How many sites it keeps at most (SCHOOLGATE_SITE_CACHE_SIZE). */
   readonly capacity: number;
   /** The site of an origin, from the cache while it may be served, else read (concurrent reads of one origin share one); an unknown origin is asked of the database each time. */
-  find(db: Database, origin: string, log: Logger): Promise<Site | null>;
+  find(db: Database, origin: string, log: LogOf): Promise<Site | null>;
   /**
    * The site of an origin without a wait while its entry may be served: fresh, or stale with one background read
    * refreshing it; undefined when `find` would have to read it.
    */
-  fresh(db: Database, origin: string, log: Logger): Site | undefined;
+  fresh(db: Database, origin: string, log: LogOf): Site | undefined;
   /**
    * The database's one site when it holds exactly one, else null (src/sites/only-site.ts), for the answer to an
    * unknown origin; read at most once per lifetime (at least a second), so a flood of unknown origins costs one query each.
@@ -71,7 +74,7 @@ export function createSiteCache(lifetimeMs: number, options: SiteCacheOptions = 
   /** Reads a request waits for, by origin; shared only by requests of the same write generation. */
   const reading = new Map<string, { generation: number; promise: Promise<Site | null> }>();
   /** Origins waiting for the next background read, and what that read needs. */
-  let queued: { db: Database; log: Logger; origins: string[] } | null = null;
+  let queued: { db: Database; log: LogOf; origins: string[] } | null = null;
   const running = new Set<Promise<void>>();
   let only: { value: SiteAddress | null; fetchedAt: number; generation: number } | null = null;
   const onlyLifetimeMs = Math.max(lifetimeMs, 1000);
@@ -84,7 +87,7 @@ export function createSiteCache(lifetimeMs: number, options: SiteCacheOptions = 
     entries.set(origin, { site: kept, fetchedAt: readAt, generation, refreshing: false, retryAt: 0 });
   };
 
-  async function refresh(db: Database, log: Logger, origins: string[]): Promise<void> {
+  async function refresh(db: Database, log: LogOf, origins: string[]): Promise<void> {
     const readAt = clock();
     const generation = siteWriteGeneration();
     let found: Map<string, Site>;
@@ -92,7 +95,7 @@ export function createSiteCache(lifetimeMs: number, options: SiteCacheOptions = 
       found = await findSitesByOrigins(db, origins);
     } catch (error) {
       // The entries stay served until the end of their stale time; a request after that reads, and answers the failure.
-      logFailure(log, error, 'could not refresh cached sites; serving them as read before', { sites: origins.length });
+      logFailure(typeof log === 'function' ? log() : log, error, 'could not refresh cached sites; serving them as read before', { sites: origins.length });
       const retryAt = clock() + FAILED_REFRESH_PAUSE_MS;
       for (const origin of origins) {
         const entry = entries.peek(origin);
@@ -123,7 +126,7 @@ export function createSiteCache(lifetimeMs: number, options: SiteCacheOptions = 
     }
   };
 
-  const refreshLater = (db: Database, log: Logger, origin: string, entry: Entry) => {
+  const refreshLater = (db: Database, log: LogOf, origin: string, entry: Entry) => {
     entry.refreshing = true;
     if (queued) {
       queued.origins.push(origin);
@@ -134,7 +137,7 @@ export function createSiteCache(lifetimeMs: number, options: SiteCacheOptions = 
     setTimeout(runQueued, batchWindowMs).unref();
   };
 
-  const fresh = (db: Database, origin: string, log: Logger): Site | undefined => {
+  const fresh = (db: Database, origin: string, log: LogOf): Site | undefined => {
     const entry = entries.get(origin);
     if (!entry || entry.generation !== siteWriteGeneration()) return undefined;
     const now = clock();
