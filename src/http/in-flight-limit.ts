@@ -99,7 +99,8 @@ export function limitRequestsInFlight(limit: InFlightLimit): Middleware {
       ctx.res.off('close', releaseOnce);
       release();
     };
-    ctx.res.once('close', releaseOnce);
+    // on, not once: releaseOnce takes itself off, and once would wrap it in a new listener object per request.
+    ctx.res.on('close', releaseOnce);
     try {
       await next();
     } finally {

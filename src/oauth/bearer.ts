@@ -9,6 +9,7 @@ import type { Site } from '../sites/sites.js';
 import { requireProofOfPossession, verifyResourceProof } from './dpop/resource-proof.js';
 import { dpopRequestOf, type DpopRequest } from './dpop/request.js';
 import { InsufficientScopeError, InvalidTokenError } from './errors.js';
+import { lastUseIsStale } from './tokens/last-used.js';
 import { recordFirstUse } from './tokens/rotation.js';
 import type { AccessTokenPair } from './tokens/store.js';
 import { readAccessToken, type AccessTokenClient } from './tokens/verification.js';
@@ -86,8 +87,12 @@ async function verify(db: Database, site: Site, credentials: AccessCredentials, 
   if (pair.siteId !== site.id || pair.resource !== site.origin) throw new InvalidTokenError(site.origin, `the access token was issued for a different origin, not ${site.origin}`, challenge);
   if (pair.revokedAt !== null) throw new InvalidTokenError(site.origin, 'the access token has been revoked', challenge);
   if (pair.accessExpiresAt.getTime() <= now.getTime()) throw new InvalidTokenError(site.origin, 'the access token has expired; use the refresh token', challenge);
-  await requireProofOfPossession(db, site, pair, scheme, proof);
-  if (!(await recordFirstUse(db, pair, now))) throw new InvalidTokenError(site.origin, 'the access token has been revoked', challenge);
+  // An unbound token sent as Bearer needs no proof (RFC 9449 7.1), and a token used before and lately needs no write:
+  // the common request awaits neither check.
+  if (pair.dpopJkt !== null || scheme === 'DPoP') await requireProofOfPossession(db, site, pair, scheme, proof);
+  if (pair.firstUsedAt === null || lastUseIsStale(pair, now)) {
+    if (!(await recordFirstUse(db, pair, now))) throw new InvalidTokenError(site.origin, 'the access token has been revoked', challenge);
+  }
   return { pair, client, scopes: pair.scopes, userId: pair.userId, user, roles };
 }
 
@@ -99,8 +104,13 @@ export function requireAccessCredentials(site: Site, authorization: string | und
 }
 
 /** Verifies the request's access token; a request without one is refused (401 invalid_token). */
-export async function requireAccessToken(db: Database, site: Site, request: ResourceRequest): Promise<VerifiedToken> {
-  return verifyAccessToken(db, site, requireAccessCredentials(site, request.authorization), request);
+export function requireAccessToken(db: Database, site: Site, request: ResourceRequest): Promise<VerifiedToken> {
+  // Not async, so the verification's own promise is the answer; a request without a token still gets a rejection.
+  try {
+    return verifyAccessToken(db, site, requireAccessCredentials(site, request.authorization), request);
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
 }
 
 /** 403 insufficient_scope unless the token holds at least one of `anyOf`. */
