@@ -101,6 +101,30 @@ describeEachDatabase('import in chunks', (scratch) => {
     expect(await rowCounts(db)).to.deep.equal(before);
   });
 
+  it('refuses duplicates in different chunks of users and enrollments, each naming the pointer of its first use, and writes nothing', async function () {
+    this.timeout(120000);
+    const { db } = scratch();
+    const before = await rowCounts(db);
+    const document = school('https://duplicates.example', users);
+    const late = users - 3;
+    const people = document.users!;
+    const enrollments = document.enrollments!;
+    // The same email in another case, an enrollment externalId used twice, one user enrolled twice in one course.
+    people[late]!.email = people[1]!.email.toUpperCase();
+    enrollments[late]!.user = people[1]!.email;
+    enrollments[late]!.course = enrollments[1]!.course;
+    enrollments[late + 1]!.externalId = enrollments[2]!.externalId.toUpperCase();
+    enrollments[late + 2]!.user = 'nobody@duplicates.example';
+    const error = await importRefusal(importSiteDocument(db, document));
+    expect(error.problems).to.deep.equal([
+      { pointer: `/users/${late}/email`, message: `duplicate user email "${people[late]!.email}" (first at /users/1/email)` },
+      { pointer: `/enrollments/${late}`, message: 'duplicate enrollment of this user in this course (first at /enrollments/1)' },
+      { pointer: `/enrollments/${late + 1}/externalId`, message: `duplicate enrollment externalId "E2" (first at /enrollments/2/externalId)` },
+      { pointer: `/enrollments/${late + 2}/user`, message: 'names no user email of this document ("nobody@duplicates.example")' },
+    ]);
+    expect(await rowCounts(db)).to.deep.equal(before);
+  });
+
   it('issues the same statements for every chunk: a thousand members with enrollments and progress cost a few dozen statements', async function () {
     this.timeout(120000);
     const { db } = scratch();

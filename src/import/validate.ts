@@ -112,7 +112,8 @@ class DocumentValidator {
   readonly head: Loose = {};
   readonly totals: Record<StreamedSection, number> = { users: 0, enrollments: 0 };
   private readonly members = new Set<string>();
-  private readonly enrollmentPairs = new Map<string, string>();
+  /** Course and user of each enrollment → the index of the first enrollment of that pair. */
+  private readonly enrollmentPairs = new Map<string, FirstAt>();
   private coursesRegistered = false;
   needsEnrollmentPass = false;
 
@@ -127,14 +128,14 @@ class DocumentValidator {
     this.totals[part.section] += 1;
     this.schemaCheck(part.section, part.value, at);
     if (!isRecord(part.value)) return;
-    if (part.section === 'users') checkUser(this.check, part.value, at);
-    else if (this.members.has('users') && this.coursesRegistered) checkEnrollment(this.check, this.enrollmentPairs, part.value, at);
+    if (part.section === 'users') checkUser(this.check, part.value, at, part.index);
+    else if (this.members.has('users') && this.coursesRegistered) checkEnrollment(this.check, this.enrollmentPairs, part.value, part.index);
     else this.needsEnrollmentPass = true;
   }
 
   /** The second pass: an enrollment's references, now that every user and course is known. */
   readAgain(part: DocumentPart): void {
-    if (part.kind === 'record' && part.section === 'enrollments' && isRecord(part.value)) checkEnrollment(this.check, this.enrollmentPairs, part.value, pointer('', 'enrollments', part.index));
+    if (part.kind === 'record' && part.section === 'enrollments' && isRecord(part.value)) checkEnrollment(this.check, this.enrollmentPairs, part.value, part.index);
   }
 
   private registerCourses(): void {
@@ -249,31 +250,50 @@ export function isTimeZone(name: string): boolean {
 const foldEmail = (value: string): string => value.trim().toLowerCase();
 const exact = (value: string): string => value;
 
+/** Where a key was first seen: a pointer, or the index of a streamed record (turned into its pointer only when reported). */
+type FirstAt = string | number;
+
+/**
+ * How a key set answers `has`: by the exact key (`exact`, external ids), by the key after `normalize` where that is the
+ * same fold as the duplicate check (`folded`, emails: no second copy of every key), or not at all (`none`: keys only
+ * checked for duplicates, such as enrollment externalIds, which nothing references).
+ */
+type Lookup = 'exact' | 'folded' | 'none';
+
 /**
  * A set of keys of one kind. Uniqueness is checked case-insensitively (MySQL's unique indexes compare that way);
- * references are matched after `normalize` (lower case for emails, exact for external ids).
+ * references are matched after `normalize` (lower case for emails, exact for external ids). The streamed lists hold
+ * a key per record for the whole validation, so theirs keep one string and a number each (a record's index, `locate`
+ * turns it into the pointer of a duplicate's first use).
  */
 class KeySet {
-  private readonly firstAt = new Map<string, string>();
+  private readonly firstAt = new Map<string, FirstAt>();
   private readonly keys = new Set<string>();
 
   constructor(
     private readonly checker: ReferenceChecker,
     private readonly what: string,
     private readonly normalize: (value: string) => string = exact,
+    private readonly options: { lookup?: Lookup; locate?: (index: number) => string } = {},
   ) {}
 
-  add(value: unknown, at: string): void {
+  add(value: unknown, at: FirstAt): void {
     if (typeof value !== 'string') return;
     const folded = value.trim().toLowerCase();
     const first = this.firstAt.get(folded);
-    if (first !== undefined) this.checker.add(at, `duplicate ${this.what} "${value}" (first at ${first})`);
+    if (first !== undefined) this.checker.add(this.pointerOf(at), `duplicate ${this.what} "${value}" (first at ${this.pointerOf(first)})`);
     else this.firstAt.set(folded, at);
-    this.keys.add(this.normalize(value));
+    if ((this.options.lookup ?? 'exact') === 'exact') this.keys.add(this.normalize(value));
+  }
+
+  private pointerOf(at: FirstAt): string {
+    return typeof at === 'number' && this.options.locate ? this.options.locate(at) : String(at);
   }
 
   has(value: string): boolean {
-    return this.keys.has(this.normalize(value));
+    const lookup = this.options.lookup ?? 'exact';
+    if (lookup === 'none') throw new Error(`import: the ${this.what} keys are not kept for lookups`);
+    return lookup === 'folded' ? this.firstAt.has(this.normalize(value)) : this.keys.has(this.normalize(value));
   }
 
   /** Reports `record[key]` when it is a string that names no key of this set. Null and absent are fine. */
@@ -285,7 +305,8 @@ class KeySet {
 
 class ReferenceChecker {
   readonly problems: FieldProblem[] = [];
-  readonly users = new KeySet(this, 'user email', foldEmail);
+  // foldEmail is the duplicate check's own fold, so the emails need no second set for lookups.
+  readonly users = new KeySet(this, 'user email', foldEmail, { lookup: 'folded', locate: (index) => pointer('', 'users', index, 'email') });
   readonly lecturers = new KeySet(this, 'lecturer', foldEmail);
   readonly courses = new KeySet(this, 'course externalId');
   readonly courseSlugs = new KeySet(this, 'course slug');
@@ -300,7 +321,7 @@ class ReferenceChecker {
   readonly meetings = new KeySet(this, 'meeting externalId');
   readonly events = new KeySet(this, 'event externalId');
   readonly eventSlugs = new KeySet(this, 'event slug');
-  readonly enrollments = new KeySet(this, 'enrollment externalId');
+  readonly enrollments = new KeySet(this, 'enrollment externalId', exact, { lookup: 'none', locate: (index) => pointer('', 'enrollments', index, 'externalId') });
   readonly tradeNos = new KeySet(this, 'tradeNo');
   readonly notifications = new KeySet(this, 'notification externalId');
   readonly clients = new Set<string>();
@@ -329,13 +350,16 @@ class ReferenceChecker {
     if (value !== undefined && !isTimeZone(value)) this.add(pointer(base, key), `"${value}" is not an IANA time zone`);
   }
 
-  /** Reports duplicate tuples (e.g. the same user twice on one roster). */
-  distinct(seen: Map<string, string>, parts: Array<string | undefined>, at: string, what: string): void {
+  /**
+   * Reports duplicate tuples (e.g. the same user twice on one roster). `first` is what is kept of the first use (its
+   * pointer, or a record's index) and `locate` turns that into the pointer reported.
+   */
+  distinct(seen: Map<string, FirstAt>, parts: Array<string | undefined>, at: string, what: string, first: FirstAt = at, locate: (first: FirstAt) => string = String): void {
     if (parts.some((part) => part === undefined)) return;
     const key = parts.map((part) => part?.toLowerCase()).join('\u0000');
-    const first = seen.get(key);
-    if (first !== undefined) this.add(at, `duplicate ${what} (first at ${first})`);
-    else seen.set(key, at);
+    const earlier = seen.get(key);
+    if (earlier !== undefined) this.add(at, `duplicate ${what} (first at ${locate(earlier)})`);
+    else seen.set(key, first);
   }
 }
 
@@ -365,8 +389,8 @@ function checkSite(check: ReferenceChecker, site: unknown): void {
   }
 }
 
-function checkUser(check: ReferenceChecker, item: Loose, at: string): void {
-  check.users.add(item.email, pointer(at, 'email'));
+function checkUser(check: ReferenceChecker, item: Loose, at: string, index: number): void {
+  check.users.add(item.email, index);
   if (item.password !== undefined && item.passwordHash !== undefined) check.add(pointer(at, 'passwordHash'), 'give either password or passwordHash, not both');
 }
 
@@ -503,12 +527,15 @@ function checkEvents(check: ReferenceChecker, doc: Loose): void {
   }
 }
 
-function checkEnrollment(check: ReferenceChecker, pairs: Map<string, string>, enrollment: Loose, at: string): void {
+const enrollmentPointer = (index: FirstAt): string => (typeof index === 'number' ? pointer('', 'enrollments', index) : index);
+
+function checkEnrollment(check: ReferenceChecker, pairs: Map<string, FirstAt>, enrollment: Loose, index: number): void {
+  const at = enrollmentPointer(index);
   {
-    check.enrollments.add(enrollment.externalId, pointer(at, 'externalId'));
+    check.enrollments.add(enrollment.externalId, index);
     check.courses.expect(enrollment, 'course', at, 'course externalId');
     check.users.expect(enrollment, 'user', at);
-    check.distinct(pairs, [text(enrollment, 'course'), text(enrollment, 'user')], at, 'enrollment of this user in this course');
+    check.distinct(pairs, [text(enrollment, 'course'), text(enrollment, 'user')], at, 'enrollment of this user in this course', index, enrollmentPointer);
     if (enrollment.hasLifetimeAccess === true && typeof enrollment.expiresAt === 'string') check.add(pointer(at, 'expiresAt'), 'must be null or omitted when hasLifetimeAccess is true');
     check.ordered(enrollment, 'enrolledAt', 'expiresAt', at);
     const course = text(enrollment, 'course');
