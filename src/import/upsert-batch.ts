@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { isMysql } from '../db/connection.js';
-import { columnsOf, desiredRow, updateChanged, withInsertStamps, type ColumnValue, type Row, type UpsertResult } from './upsert.js';
+import { columnsOf, desiredRow, stampInsert, updateChanged, type ColumnValue, type Row, type UpsertResult } from './upsert.js';
 
 /** One row to upsert: its match conditions, tried in order (as upsertRow), and the values to write. */
 export interface BatchRow {
@@ -104,7 +104,8 @@ export async function upsertRows(trx: Knex.Transaction, table: string, rows: rea
     const desired = desiredRow(keys, values);
     const existing = stored[index];
     if (!existing) {
-      inserts.push({ index, row: { ...withInsertStamps(desired, columns, now), ...inserted } });
+      // desired is this row's own new object: stamped and completed in place rather than copied twice per row.
+      inserts.push({ index, row: Object.assign(stampInsert(desired, columns, now), inserted) });
       continue;
     }
     const id = hasId ? Number(existing.row.id) : null;
@@ -126,8 +127,16 @@ export async function upsertRows(trx: Knex.Transaction, table: string, rows: rea
 /** Multi-row INSERTs, rows grouped by their column list (a missing optional column is not the same as NULL: defaults). */
 async function insertRows(trx: Knex.Transaction, table: string, rows: readonly InsertRow[]): Promise<void> {
   const groups = new Map<string, InsertRow[]>();
+  // The rows of one batch mostly list their columns in the same order: sort each distinct order once, not every row.
+  const sorted = new Map<string, string>();
   for (const row of rows) {
-    const signature = Object.keys(row).sort().join(',');
+    const columns = Object.keys(row);
+    const order = columns.join(',');
+    let signature = sorted.get(order);
+    if (signature === undefined) {
+      signature = columns.sort().join(',');
+      sorted.set(order, signature);
+    }
     const group = groups.get(signature);
     if (group) group.push(row);
     else groups.set(signature, [row]);

@@ -81,15 +81,20 @@ export async function upsertRow(
 /** The row that keys tried in order and values describe: every key's columns (the first key's winning), then the values. */
 export function desiredRow(keys: readonly Row[], values: Row): Row {
   const desired: Row = {};
-  for (const candidate of [...keys].reverse()) Object.assign(desired, candidate);
+  for (let at = keys.length - 1; at >= 0; at -= 1) Object.assign(desired, keys[at]);
   return Object.assign(desired, values);
 }
 
 /** A row to insert with `created_at` and `updated_at` filled where the table has them and the row does not. */
 export function withInsertStamps(row: Row, columns: ReadonlySet<string>, now: Date): Row {
-  const stamped: Row = { ...row };
-  for (const stamp of ['created_at', 'updated_at']) if (columns.has(stamp) && !(stamp in stamped)) stamped[stamp] = now;
-  return stamped;
+  return stampInsert({ ...row }, columns, now);
+}
+
+/** withInsertStamps on the row itself, for a row the caller has just built and owns. */
+export function stampInsert(row: Row, columns: ReadonlySet<string>, now: Date): Row {
+  if (columns.has('created_at') && !('created_at' in row)) row.created_at = now;
+  if (columns.has('updated_at') && !('updated_at' in row)) row.updated_at = now;
+  return row;
 }
 
 /**
