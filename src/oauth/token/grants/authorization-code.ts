@@ -5,9 +5,10 @@ import { InvalidGrantError, InvalidRequestError, InvalidTargetError } from '../.
 import { requireBoundKey } from '../../dpop/token-request.js';
 import { idTokenSigner } from '../../id-token.js';
 import { PKCE_VALUE, verifierMatchesChallenge } from '../../pkce.js';
-import { withTransaction } from '../../../db/transaction.js';
+import { CompiledStatement } from '../../../db/direct-statements.js';
+import { withDirectTransaction } from '../../../db/direct-transaction.js';
 import { endGrants } from '../../../grants/end-grant.js';
-import { insertPair, type IssuedPair } from '../../tokens/store.js';
+import { insertPairIn, type IssuedPair } from '../../tokens/store.js';
 import { userClaims } from '../../user-claims.js';
 import { requireParam } from '../../parameters.js';
 import { tokenResponse, type TokenResponse } from '../token-response.js';
@@ -75,6 +76,9 @@ async function checkUserStillMayAuthorize({ services, site, client }: GrantConte
   if (!rolesPermitClient(await rolesAt(services.db, site.id, code.userId), client)) throw new InvalidGrantError('the member no longer holds a role that may use this client');
 }
 
+/** The compare-and-set that claims a code, compiled once per dialect. */
+const CLAIM_CODE = new CompiledStatement<[Date, number]>((db, now, id) => db('authorization_codes').where({ id }).whereNull('consumed_at').update({ consumed_at: now }));
+
 /**
  * Single use: the code is claimed with a compare-and-set in the same transaction that mints the pair, and the
  * id_token is signed before that transaction commits, so a failure anywhere leaves the code unused for a retry. A
@@ -83,12 +87,12 @@ async function checkUserStillMayAuthorize({ services, site, client }: GrantConte
 async function consumeCodeAndIssuePair(context: GrantContext, code: AuthorizationCodeRecord): Promise<{ issued: IssuedPair; idToken: string | undefined }> {
   const { services, site, client } = context;
   const signIdToken = await prepareIdToken(context, code);
-  const result = await withTransaction(services.db, async (trx) => {
+  const result = await withDirectTransaction(services.db, async (tx) => {
     const now = new Date();
-    const claimed = await trx('authorization_codes').where({ id: code.id }).whereNull('consumed_at').update({ consumed_at: now });
+    const { changes: claimed } = await tx.write(CLAIM_CODE, [now, code.id]);
     if (claimed === 0) return null;
-    const issued = await insertPair(
-      trx,
+    const issued = await insertPairIn(
+      tx,
       {
         grantId: code.grantId,
         siteId: site.id,
