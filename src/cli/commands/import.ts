@@ -5,6 +5,8 @@ import type { ImportReport } from '../../import/import-site.js';
 import { importProgressDisplay } from '../import-progress.js';
 import { CliError, type CommandResult, type Runner } from '../command-kit.js';
 import { withDatabase } from '../runtime.js';
+import { loadConfig } from '../../config/config.js';
+import { limitHeapGrowth } from '../../heap-growth.js';
 
 /** The file must be readable before the import starts; it is then read in chunks, once per pass (src/import/document-stream.ts). */
 async function checkReadable(file: string): Promise<void> {
@@ -35,6 +37,9 @@ export function registerImportCommand(program: Command, run: Runner): void {
     .action(
       run(async (file: string, _options: object, command: Command): Promise<CommandResult> => {
         await checkReadable(file);
+        // The import reads and parses a large document twice and builds its statements a chunk at a time: nearly all it
+        // allocates is garbage at once, which V8 would otherwise let pile up to several times what the import holds.
+        limitHeapGrowth(loadConfig().heapGrowingPercent);
         const { importSiteFile } = await import('../../import/import-site.js');
         const { DocumentSyntaxError } = await import('../../import/document-stream.js');
         // Progress goes to stderr only, so stdout stays the one result document (or the summary).
