@@ -1,6 +1,7 @@
 /** RFC 3339 in UTC with whole seconds and a `Z` suffix, e.g. `2025-03-01T09:30:00Z`: how every interface spells a time. */
 export function dateTime(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // toISOString always ends in `.sssZ`: dropping those five characters is the same text, cheaper than a regex.
+  return `${date.toISOString().slice(0, -5)}Z`;
 }
 
 export function optionalDateTime(date: Date | null): string | null {
