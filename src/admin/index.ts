@@ -30,9 +30,7 @@ export function adminInterface(services: Services): Middleware<SiteState> {
   // @koa/router's middleware adds ctx.params and ctx.router itself; as plain site middleware they take any site ctx.
   const routes = router.routes() as unknown as Middleware<SiteState>;
   const allowedMethods = router.allowedMethods() as unknown as Middleware<SiteState>;
-  return async (ctx, next) => {
-    if (under(ctx.path, '/api/admin')) return api(ctx, next);
-    if (!under(ctx.path, '/admin')) return next();
+  async function adminArea(ctx: Parameters<Middleware<SiteState>>[0]): Promise<void> {
     await routes(ctx, () => allowedMethods(ctx, async () => undefined));
     if (ctx.body !== undefined && ctx.body !== null) return;
     if (ctx.status === 405) {
@@ -42,5 +40,11 @@ export function adminInterface(services: Services): Middleware<SiteState> {
     } else {
       adminErrorPage(ctx, new AdminPageError(404, 'not_found', 'Page not found', `The admin area has no page at ${ctx.path}.`));
     }
+  }
+  // Not async itself: every other request passes through to the site's routes without a promise of its own.
+  return (ctx, next) => {
+    if (under(ctx.path, '/api/admin')) return api(ctx, next);
+    if (!under(ctx.path, '/admin')) return next();
+    return adminArea(ctx);
   };
 }
