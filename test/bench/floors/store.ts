@@ -5,7 +5,7 @@
  * a floor issues, so a test can hold the floor to the product's statements (test/bench-floors.test.ts).
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import mysql from 'mysql2/promise';
+import mysql from 'mysql2';
 import type { DatabaseConfig } from '../../../src/config/database-url.js';
 import { mysqlConnectionSettings } from '../../../src/db/connection.js';
 import { sqliteDriver } from '../../../src/db/sqlite-driver.js';
@@ -44,19 +44,24 @@ export function openRawStore(config: DatabaseConfig): RawStore {
   return config.client === 'sqlite' ? openSqlite(config.filename) : openMysql(config);
 }
 
+/** mysql2's callback API wrapped by hand: its promise wrapper captures a stack trace on every call, which the product's driver calls do not pay. */
+function answerOf<T>(call: (callback: (error: Error | null, answer: T) => void) => void): Promise<T> {
+  return new Promise((resolve, reject) => call((error, answer) => (error ? reject(error) : resolve(answer))));
+}
+
 function openMysql(config: Extract<DatabaseConfig, { client: 'mysql' }>): RawStore {
   // The product's connection settings and its pool of 10 (src/db/connection.ts).
   const pool = mysql.createPool({ ...mysqlConnectionSettings(config), connectionLimit: 10 });
+  type Answer = mysql.RowDataPacket[] | mysql.ResultSetHeader;
   const runner = (connection: mysql.Pool | mysql.PoolConnection, store: RawStore): StatementRunner => ({
     async all(sql, values) {
       store.record?.(sql);
-      const [rows] = await connection.execute(sql, values as mysql.ExecuteValues[]);
-      return rows as Row[];
+      return (await answerOf<Answer>((callback) => connection.execute(sql, values as mysql.ExecuteValues[], callback))) as Row[];
     },
     async run(sql, values) {
       store.record?.(sql);
       // BEGIN and COMMIT go by the text protocol, as knex sends them: MariaDB prepares no transaction control.
-      const [result] = values.length === 0 ? await connection.query(sql) : await connection.execute(sql, values as mysql.ExecuteValues[]);
+      const result = await answerOf<Answer>((callback) => (values.length === 0 ? connection.query(sql, callback) : connection.execute(sql, values as mysql.ExecuteValues[], callback)));
       return { insertId: Number((result as mysql.ResultSetHeader).insertId ?? 0) };
     },
   });
@@ -66,14 +71,14 @@ function openMysql(config: Extract<DatabaseConfig, { client: 'mysql' }>): RawSto
     all: (sql, values) => runner(pool, store).all(sql, values),
     run: (sql, values) => runner(pool, store).run(sql, values),
     async transaction(begin, commit, work) {
-      const connection = await pool.getConnection();
+      const connection = await answerOf<mysql.PoolConnection>((callback) => pool.getConnection(callback));
       try {
-        return await inTransaction(runner(connection, store), begin, commit, work, () => connection.query('ROLLBACK').catch(() => undefined));
+        return await inTransaction(runner(connection, store), begin, commit, work, () => answerOf<Answer>((callback) => connection.query('ROLLBACK', callback)).catch(() => undefined));
       } finally {
         connection.release();
       }
     },
-    close: () => pool.end(),
+    close: () => answerOf<void>((callback) => pool.end((error) => callback(error ?? null, undefined))),
   };
   return store;
 }
