@@ -16,7 +16,7 @@ import { successResponse } from './success-response.js';
 import { tracedExecutor } from '../tracing.js';
 import { cacheableAnswer } from '../trusted-documents/cacheable-answer.js';
 import { registeredDocumentNotFound, trustedDocumentRequired } from '../trusted-documents/refusals.js';
-import { registeredDocuments } from '../trusted-documents/registered-documents.js';
+import { registeredDocuments, type RegisteredDocument } from '../trusted-documents/registered-documents.js';
 import { documentReferenceOf, parseTrustedDocumentParams, type DocumentReference } from '../trusted-documents/request-params.js';
 
 /** What one request hands the handler: the resolvers' context, and who is calling for the deprecation count. */
@@ -56,9 +56,14 @@ export function memberGraphqlHandler(services: Pick<Services, 'db' | 'metrics' |
     return admitted(req, params, documents.admit(query, params.variables ?? {}));
   }
 
-  async function admittedById(req: Request<IncomingMessage, MemberRequestContext>, params: RequestParams, reference: DocumentReference): Promise<Admission> {
+  function admittedById(req: Request<IncomingMessage, MemberRequestContext>, params: RequestParams, reference: DocumentReference): Admission | Promise<Admission> {
     const { site, client } = req.context;
-    const document = await registered.find(site.id, client.ref, reference.documentId);
+    const found = registered.find(site.id, client.ref, reference.documentId);
+    // Synchronous when the document is cached: a request by id awaits nothing a request by text does not.
+    return found instanceof Promise ? found.then((document) => admittedRegistered(req, params, reference, document)) : admittedRegistered(req, params, reference, found);
+  }
+
+  function admittedRegistered(req: Request<IncomingMessage, MemberRequestContext>, params: RequestParams, reference: DocumentReference, document: RegisteredDocument | null): Admission {
     if (document === null) {
       // Apollo's second attempt sends the text with its id: a text request like any other when the id is not registered.
       return reference.query === null ? [registeredDocumentNotFound(reference.documentId)] : admittedText(req, params, reference.query);

@@ -8,8 +8,11 @@ import type { MemberDocuments } from '../documents.js';
 export type RegisteredDocument = DocumentNode | readonly GraphQLError[];
 
 export interface RegisteredDocuments {
-  /** One client's document at one site by its normalized id, parsed and validated; null when that client has none with the id. */
-  find(siteId: number, clientRef: number, documentId: string): Promise<RegisteredDocument | null>;
+  /**
+   * One client's document at one site by its normalized id, parsed and validated; null when that client has none with
+   * the id. A fresh cached entry is answered at once, without a promise: the common case of a request by id.
+   */
+  find(siteId: number, clientRef: number, documentId: string): RegisteredDocument | Promise<RegisteredDocument | null>;
 }
 
 interface Entry {
@@ -45,7 +48,7 @@ export function registeredDocuments(db: Queryable, documents: Pick<MemberDocumen
     find(siteId, clientRef, documentId) {
       const key = `${siteId} ${clientRef} ${documentId}`;
       const entry = entries.get(key);
-      if (entry !== undefined && clock() - entry.checkedAt < lifetimeMs) return Promise.resolve(entry.document);
+      if (entry !== undefined && clock() - entry.checkedAt < lifetimeMs) return entry.document;
       const pending = reading.get(key);
       if (pending) return pending;
       const promise = read(key, siteId, clientRef, documentId, entry).finally(() => reading.delete(key));
