@@ -1,7 +1,4 @@
-import type net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import mysql from 'mysql2';
 import { openDatabase } from '../src/db/connection.js';
 import { CompiledStatement, compiledInsert } from '../src/db/direct-statements.js';
 import { withDirectTransaction, type TransactionStatements } from '../src/db/direct-transaction.js';
@@ -13,6 +10,7 @@ import { createScratchDatabase, TEST_DATABASE_KINDS, type ScratchDatabase } from
 import { startTestServer, type TestServer } from './support/server.js';
 import { makeClient, makeUser } from './support/oauth-fixtures.js';
 import { statementsOf } from './support/statements.js';
+import { galeraNodeRefusing } from './support/galera-refusing-node.js';
 
 function driverError(message: string, fields: Record<string, unknown>): Error {
   return Object.assign(new Error(message), fields);
@@ -239,51 +237,12 @@ describe('the refresh grant on a direct transaction', () => {
   }
 });
 
-/**
- * A server speaking the MySQL protocol as a Galera node that refuses the statements `refused` matches (errno 1047)
- * and answers every other one: a connection whose ROLLBACK or COMMIT it refused stays inside its transaction.
- * Records which connection ran each statement.
- */
-async function nodeRefusing(refused: RegExp): Promise<{ port: number; statements: Array<{ connection: number; sql: string }>; close(): Promise<void> }> {
-  const statements: Array<{ connection: number; sql: string }> = [];
-  let opened = 0;
-  const server = mysql.createServer((connection) => {
-    opened += 1;
-    const id = opened;
-    connection.serverHandshake({
-      protocolVersion: 10,
-      serverVersion: '10.11.0-MariaDB-galera',
-      connectionId: id,
-      statusFlags: 2,
-      characterSet: 8,
-      capabilityFlags: 0xffffff & ~(0x800 | 0x20),
-      authCallback: (_params: unknown, done: (error: null, mysqlError?: null) => void) => done(null, null),
-    });
-    connection.on('query', (sql: string) => {
-      statements.push({ connection: id, sql });
-      if (refused.test(sql)) connection.writeError({ code: 1047, message: 'WSREP has not yet prepared node for application use' });
-      else connection.writeOk();
-    });
-    // mysql2's server hands SET statements to its prepared-statement event.
-    connection.on('stmt_prepare', (sql: string) => {
-      statements.push({ connection: id, sql });
-      connection.writeOk();
-    });
-    // A connection the pool destroys closes its socket.
-    connection.on('error', () => undefined);
-  });
-  const listener = (server as unknown as { _server: net.Server })._server;
-  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = listener.address() as AddressInfo;
-  return { port, statements, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
 describe('a direct transaction whose ROLLBACK or COMMIT was refused (a Galera node, errno 1047)', function () {
   this.timeout(60_000);
 
   for (const ending of ['ROLLBACK', 'COMMIT'] as const) {
     it(`${ending}: fails with the refusal, and its connection is destroyed, never handed out again`, async () => {
-      const node = await nodeRefusing(ending === 'ROLLBACK' ? /^\s*ROLLBACK\b/i : /^\s*COMMIT\b/i);
+      const node = await galeraNodeRefusing(ending === 'ROLLBACK' ? /^\s*ROLLBACK\b/i : /^\s*COMMIT\b/i);
       const db = openDatabase({ client: 'mysql', url: `mysql://root@127.0.0.1:${node.port}/x`, host: '127.0.0.1', port: node.port, user: 'root', password: '', database: 'x' }, () => undefined);
       try {
         const failure = await withDirectTransaction(db, async () => {
