@@ -12,7 +12,8 @@ import { describeEachDatabase } from './support/databases.js';
 import { runCli } from './support/processes.js';
 import { startTestServer, testConfig, type TestServer } from './support/server.js';
 
-const silent = createLogger('silent');
+const quiet = createLogger('silent');
+const silent = () => quiet;
 
 describe('parsed request origins', () => {
   it('are normalised once per Host as received, in an LRU that keeps the origins in use', () => {
@@ -165,9 +166,9 @@ describeEachDatabase('site cache', (scratch) => {
     process.on('unhandledRejection', onRejection);
     try {
       now += 6000;
-      expect(cache.fresh(unreachable, site.origin, log)?.name).to.equal('Kept');
+      expect(cache.fresh(unreachable, site.origin, () => log)?.name).to.equal('Kept');
       await cache.refreshed();
-      expect(cache.fresh(unreachable, site.origin, log)?.name).to.equal('Kept');
+      expect(cache.fresh(unreachable, site.origin, () => log)?.name).to.equal('Kept');
       await cache.refreshed();
       expect(lines).to.have.length(1);
       expect(lines[0]).to.contain('could not refresh cached sites');
@@ -179,7 +180,7 @@ describeEachDatabase('site cache', (scratch) => {
       expect(reads).to.equal(1);
       // The stale time is bounded: past it a request reads, and answers the failure.
       now += 10_000;
-      expect(cache.fresh(unreachable, site.origin, log)).to.equal(undefined);
+      expect(cache.fresh(unreachable, site.origin, () => log)).to.equal(undefined);
       await sleep(50);
       expect(rejections).to.deep.equal([]);
     } finally {
@@ -225,7 +226,7 @@ describeEachDatabase('site cache', (scratch) => {
   describe('in a server that keeps one site (SCHOOLGATE_SITE_CACHE_SIZE=1)', () => {
     let running: RunningServer;
     before(async () => {
-      running = await startServer(testConfig({ variant: 'A', database: scratch().config, siteCacheSeconds: 60, siteCacheSize: 1, usageFlushIntervalSeconds: 0 }), { db: scratch().db, logger: silent });
+      running = await startServer(testConfig({ variant: 'A', database: scratch().config, siteCacheSeconds: 60, siteCacheSize: 1, usageFlushIntervalSeconds: 0 }), { db: scratch().db, logger: quiet });
       const port = new URL(running.listeningOn).port;
       await createSite(scratch().db, { origin: `http://localhost:${port}`, name: 'Kept Alpha', subdomain: `kept-alpha-${port}` });
       await createSite(scratch().db, { origin: `http://127.0.0.1:${port}`, name: 'Kept Beta', subdomain: `kept-beta-${port}` });
@@ -249,7 +250,7 @@ describeEachDatabase('site cache', (scratch) => {
     let running: RunningServer;
     let site: Site;
     before(async () => {
-      running = await startServer(testConfig({ variant: 'A', database: scratch().config, siteCacheSeconds: 1, usageFlushIntervalSeconds: 0 }), { db: scratch().db, logger: silent });
+      running = await startServer(testConfig({ variant: 'A', database: scratch().config, siteCacheSeconds: 1, usageFlushIntervalSeconds: 0 }), { db: scratch().db, logger: quiet });
       site = await createSite(scratch().db, { origin: running.listeningOn, name: 'One Second School', subdomain: 'one-second' });
     });
     after(async () => running.stop());

@@ -18,8 +18,8 @@ interface Entry {
   retryAt: number;
 }
 
-/** The logger of a background read's failure, or how to get it: a request's own logger is made only when it is used (src/http/request-id.ts). */
-export type LogOf = Logger | (() => Logger);
+/** How to get the logger of a background read's failure: asked only then, since a request's own logger is made only when it is used (src/http/request-id.ts). */
+export type LogOf = () => Logger;
 
 export interface SiteCache {
   /** How many sites it keeps at most (SCHOOLGATE_SITE_CACHE_SIZE). */
@@ -95,7 +95,7 @@ export function createSiteCache(lifetimeMs: number, options: SiteCacheOptions = 
       found = await findSitesByOrigins(db, origins);
     } catch (error) {
       // The entries stay served until the end of their stale time; a request after that reads, and answers the failure.
-      logFailure(typeof log === 'function' ? log() : log, error, 'could not refresh cached sites; serving them as read before', { sites: origins.length });
+      logFailure(log(), error, 'could not refresh cached sites; serving them as read before', { sites: origins.length });
       const retryAt = clock() + FAILED_REFRESH_PAUSE_MS;
       for (const origin of origins) {
         const entry = entries.peek(origin);
