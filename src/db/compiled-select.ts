@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { tracingIsOn } from '../shared/tracing.js';
-import { isMysql, type Database } from './connection.js';
+import type { Database } from './connection.js';
 import { CompiledStatement, driverBindings, runOnConnection, type KnexClient } from './direct-statements.js';
+import { knexStatements } from './direct-transaction.js';
 
 /**
  * A SELECT for a hot path, built with knex once per SQL dialect and afterwards only bound. Compiling a wide, aliased
@@ -19,14 +20,9 @@ import { CompiledStatement, driverBindings, runOnConnection, type KnexClient } f
 export function compiledSelect<Row, Values extends readonly Knex.Value[]>(build: (db: Database, ...values: Values) => Knex.QueryBuilder): (db: Database, ...values: Values) => Promise<Row[]> {
   const statement = new CompiledStatement<Values>(build);
   return async (db, ...values) => {
-    const sql = statement.sql(db, values);
     // A transaction runs on its own connection, and tracing reports knex's spans: both go through knex.
-    if (db.isTransaction || tracingIsOn()) {
-      const result: unknown = await db.raw(sql, [...values]);
-      // knex hands back the driver's answer to a raw statement: [rows, fields] from mysql2, the rows from better-sqlite3.
-      return (isMysql(db) ? (result as [Row[], unknown])[0] : result) as Row[];
-    }
-    return runOnPool<Row>(db.client as KnexClient, sql, driverBindings(db, values));
+    if (db.isTransaction || tracingIsOn()) return knexStatements(db).rows<Row, Values>(statement, values);
+    return runOnPool<Row>(db.client as KnexClient, statement.sql(db, values), driverBindings(db, values));
   };
 }
 

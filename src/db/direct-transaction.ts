@@ -106,11 +106,11 @@ class DirectStatements implements TransactionStatements {
   }
 }
 
-/** The same statements through a knex transaction (its runner, its spans). */
-export function knexStatements(trx: Knex.Transaction): TransactionStatements {
-  const mysql = isMysql(trx);
+/** The same statements through knex (its runner, its spans): in a knex transaction, or on the pool as any statement. */
+export function knexStatements(db: Database): TransactionStatements {
+  const mysql = isMysql(db);
   const run = async <Values extends readonly Knex.Value[]>(statement: CompiledStatement<Values>, values: Values): Promise<unknown> => {
-    const answer: unknown = await trx.raw(statement.sql(trx, values), [...values]);
+    const answer: unknown = await db.raw(statement.sql(db, values), [...values]);
     // knex hands back the driver's answer to a raw statement: [rows or a result header, fields] from mysql2; the
     // rows, or { changes, lastInsertRowid }, from better-sqlite3.
     return mysql ? (answer as [unknown, unknown])[0] : answer;
