@@ -71,7 +71,8 @@ export async function upsertRow(
 
   const desired = desiredRow(keys, values);
   if (!existing || !matchedBy) {
-    const [id] = await trx(table).insert(withInsertStamps(desired, columns, now));
+    // desired is this call's own new object: stamped in place.
+    const [id] = await trx(table).insert(stampInsert(desired, columns, now));
     return { outcome: 'created', id: hasId ? Number(id) : null };
   }
   const id = hasId ? Number(existing.id) : null;
@@ -85,12 +86,7 @@ export function desiredRow(keys: readonly Row[], values: Row): Row {
   return Object.assign(desired, values);
 }
 
-/** A row to insert with `created_at` and `updated_at` filled where the table has them and the row does not. */
-export function withInsertStamps(row: Row, columns: ReadonlySet<string>, now: Date): Row {
-  return stampInsert({ ...row }, columns, now);
-}
-
-/** withInsertStamps on the row itself, for a row the caller has just built and owns. */
+/** The row to insert, `created_at` and `updated_at` filled in place where the table has them and the row does not: for a row the caller has just built and owns. */
 export function stampInsert(row: Row, columns: ReadonlySet<string>, now: Date): Row {
   if (columns.has('created_at') && !('created_at' in row)) row.created_at = now;
   if (columns.has('updated_at') && !('updated_at' in row)) row.updated_at = now;
