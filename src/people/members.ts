@@ -112,7 +112,7 @@ const AFTER_PREFIX = String.fromCodePoint(0x10ffff);
  */
 function membershipsStartingWith(db: Database, siteId: number, text: string): Knex.QueryBuilder {
   const email = text.trim().toLowerCase();
-  const rows = () => db('site_memberships').where('site_id', siteId).select('site_id', 'user_id', 'joined_at', 'name_key', 'email_key');
+  const rows = () => db('site_memberships').where('site_id', siteId).select('id', 'site_id', 'user_id', 'joined_at', 'name_key', 'email_key');
   if (isMysql(db)) {
     return rows()
       .whereRaw("email_key LIKE ? ESCAPE '!'", [prefixPattern(email)])
@@ -125,14 +125,15 @@ function membershipsStartingWith(db: Database, siteId: number, text: string): Kn
 }
 
 /**
- * The positions of the site's members in the list (alias `site_profile`: user_id and the sort column), filtered: its
- * site_memberships rows whose account holds a role here (`joined_at` is set). Each sort order's index holds every
- * column this reads (migration 0021), so a page is the next entries of one index range; the role filter adds one
+ * The positions of the site's members in the list (alias `site_profile`: the membership row's id, user_id and the
+ * sort column), filtered: its site_memberships rows whose account holds a role here (`joined_at` is set). Each sort
+ * order's index holds every column this reads (migration 0021; an index entry carries its row's primary key), so a
+ * page is the next entries of one index range; the role filter adds one
  * lookup in site_roles' unique (site_id, user_id, role) index per entry read.
  */
 function memberPositions(db: Database, siteId: number, filters: MemberFilters, sortColumn: string): Knex.QueryBuilder {
   const memberships: Knex.QueryBuilder = filters.q === undefined ? db(`site_memberships as ${SITE_PROFILE}`) : db.from(membershipsStartingWith(db, siteId, filters.q).as(SITE_PROFILE));
-  const rows = memberships.where(`${SITE_PROFILE}.site_id`, siteId).whereNotNull(`${SITE_PROFILE}.joined_at`).select(`${SITE_PROFILE}.user_id`, sortColumn);
+  const rows = memberships.where(`${SITE_PROFILE}.site_id`, siteId).whereNotNull(`${SITE_PROFILE}.joined_at`).select(`${SITE_PROFILE}.id as membership_id`, `${SITE_PROFILE}.user_id`, sortColumn);
   if (filters.role !== undefined) {
     const role = filters.role;
     rows.whereExists((held: Knex.QueryBuilder) => {
@@ -143,16 +144,13 @@ function memberPositions(db: Database, siteId: number, filters: MemberFilters, s
 }
 
 /**
- * The members with these account ids, as rows: the membership row and the account (the profile the site shows).
- * Rows without `joined_at` (no role here) are dropped here rather than in SQL: given `joined_at IS NOT NULL`, SQLite
- * without statistics walks the site's (site_id, joined_at) index instead of looking the ids up.
+ * Members as rows: the membership row and the account (the profile the site shows), for the membership rows `which`
+ * picks. Rows without `joined_at` (no role here) are dropped here rather than in SQL: given `joined_at IS NOT NULL`,
+ * SQLite without statistics walks the site's (site_id, joined_at) index instead of looking the ids up.
  */
-async function memberRows(db: Database, siteId: number, userIds: readonly number[]): Promise<MemberRow[]> {
-  if (userIds.length === 0) return [];
-  const rows = (await db(`site_memberships as ${SITE_PROFILE}`)
+async function memberRows(db: Database, which: (memberships: Knex.QueryBuilder) => Knex.QueryBuilder): Promise<MemberRow[]> {
+  const rows = (await which(db(`site_memberships as ${SITE_PROFILE}`))
     .join('users', 'users.id', `${SITE_PROFILE}.user_id`)
-    .where(`${SITE_PROFILE}.site_id`, siteId)
-    .whereIn(`${SITE_PROFILE}.user_id`, userIds)
     .select(
       'users.id as id',
       'users.email as email',
@@ -196,21 +194,24 @@ async function withRoles(db: Database, siteId: number, rows: readonly MemberRow[
  */
 export async function listMembers(db: Database, siteId: number, filters: MemberFilters, query: ListQuery): Promise<{ members: Member[]; nextCursor: string | null }> {
   const sort = parseSort(query.sort ?? DEFAULT_MEMBER_SORT, MEMBER_SORTS);
-  const page = await listPage<{ user_id: number }, keyof typeof MEMBER_SORTS>(memberPositions(db, siteId, filters, sort.column.column), query, {
+  const page = await listPage<{ membership_id: number; user_id: number }, keyof typeof MEMBER_SORTS>(memberPositions(db, siteId, filters, sort.column.column), query, {
     sorts: MEMBER_SORTS,
     defaultSort: DEFAULT_MEMBER_SORT,
     filters: { ...filters },
     idColumn: `${SITE_PROFILE}.user_id`,
   });
   const ids = page.rows.map((row) => Number(row.user_id));
-  const rows = new Map((await memberRows(db, siteId, ids)).map((row) => [Number(row.id), row]));
+  // By the membership rows' own ids (the primary key), not by site and account: with a site's account ids, MariaDB
+  // may walk all of the site's entries of the (site_id, user_id) index when its statistics say a site is small.
+  const membershipIds = page.rows.map((row) => Number(row.membership_id));
+  const rows = new Map((membershipIds.length === 0 ? [] : await memberRows(db, (memberships) => memberships.whereIn(`${SITE_PROFILE}.id`, membershipIds))).map((row) => [Number(row.id), row]));
   const inOrder = ids.flatMap((id) => rows.get(id) ?? []);
   return { members: await withRoles(db, siteId, inOrder), nextCursor: page.nextCursor };
 }
 
 /** The member, or null when the account holds no role at this site (whatever it holds elsewhere). */
 export async function findMember(db: Database, siteId: number, userId: number): Promise<Member | null> {
-  const [member] = await withRoles(db, siteId, await memberRows(db, siteId, [userId]));
+  const [member] = await withRoles(db, siteId, await memberRows(db, (memberships) => memberships.where(`${SITE_PROFILE}.site_id`, siteId).where(`${SITE_PROFILE}.user_id`, userId)));
   return member ?? null;
 }
 
