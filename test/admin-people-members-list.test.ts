@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { Knex } from 'knex';
 import { grantRole, recordMembershipChange } from '../src/accounts/roles.js';
 import { createUser } from '../src/accounts/users.js';
 import * as memberListKeys from '../src/db/migrations/0021_member_list_keys.js';
@@ -182,6 +183,30 @@ describeEachDatabase('admin API: member list pages, sort keys and search', (scra
       expect(statements).to.have.length(3);
     } finally {
       db.off('query', count);
+    }
+  });
+
+  it("reads a page's rows by the membership rows' primary key, which no store's statistics can steer away from", async () => {
+    const db = scratch().db;
+    const statements: Array<{ sql: string; bindings: readonly unknown[] }> = [];
+    const record = (query: { sql: string; bindings?: readonly unknown[] }) => statements.push({ sql: query.sql, bindings: query.bindings ?? [] });
+    db.on('query', record);
+    try {
+      await listMembers(db, siteId(), {}, { sort: 'email', limit: 3 });
+    } finally {
+      db.off('query', record);
+    }
+    const rows = statements[1];
+    expect(rows?.sql).to.match(/from `site_memberships` as `site_profile`/);
+    const bindings = [...(rows?.bindings ?? [])] as Knex.RawBinding[];
+    if (scratch().kind === 'mysql') {
+      // With the site's and the accounts' ids instead, MariaDB whose statistics counted few distinct sites chose
+      // `ref` on site_id and read every entry of the site.
+      const [plan] = (await db.raw(`EXPLAIN ${rows?.sql ?? ''}`, bindings)) as [Array<{ table: string; key: string | null }>];
+      expect(plan.find((step) => step.table === 'site_profile')?.key).to.equal('PRIMARY');
+    } else {
+      const plan = (await db.raw(`EXPLAIN QUERY PLAN ${rows?.sql ?? ''}`, bindings)) as Array<{ detail: string }>;
+      expect(plan.map((step) => step.detail)).to.include.members(['SEARCH site_profile USING INTEGER PRIMARY KEY (rowid=?)']);
     }
   });
 
