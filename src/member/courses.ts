@@ -183,10 +183,15 @@ export async function enrolledCoursesPage(ctx: MemberContext, args: PageArgs): P
   };
 }
 
+/** The count of the viewer's courses, built once and afterwards only bound (`compiledSelect`). */
+const enrolledCoursesCount = compiledSelect<{ total: number | string }, [number, number, number]>((db, userId, siteId, courseSiteId) =>
+  enrolledCoursesAt(db, userId, siteId, courseSiteId).count({ total: '*' }),
+);
+
 /** How many courses the viewer is enrolled in at this site (one count, once per request). */
 export async function countEnrolledCourses(ctx: MemberContext): Promise<number> {
   const loader = ctx.loader<number, number>('enrolled-course-count', async (keys) => {
-    const rows = (await enrolledCoursesQuery(ctx).count({ total: '*' })) as Array<{ total: number | string }>;
+    const rows = await enrolledCoursesCount(ctx.db, ctx.userId, ctx.site.id, ctx.site.id);
     const total = Number(rows[0]?.total ?? 0);
     return keys.map(() => total);
   });
