@@ -128,8 +128,8 @@ function membershipsStartingWith(db: Database, siteId: number, text: string): Kn
  * The positions of the site's members in the list (alias `site_profile`: the membership row's id, user_id and the
  * sort column), filtered: its site_memberships rows whose account holds a role here (`joined_at` is set). Each sort
  * order's index holds every column this reads (migration 0021; an index entry carries its row's primary key), so a
- * page is the next entries of one index range; the role filter adds one
- * lookup in site_roles' unique (site_id, user_id, role) index per entry read.
+ * page is the next entries of one index range; the role filter adds one lookup in site_roles' unique (site_id,
+ * user_id, role) index per entry read.
  */
 function memberPositions(db: Database, siteId: number, filters: MemberFilters, sortColumn: string): Knex.QueryBuilder {
   const memberships: Knex.QueryBuilder = filters.q === undefined ? db(`site_memberships as ${SITE_PROFILE}`) : db.from(membershipsStartingWith(db, siteId, filters.q).as(SITE_PROFILE));
