@@ -211,17 +211,15 @@ export async function listEnrolledCourses(ctx: MemberContext, args: PageArgs): P
  * The viewer's enrollments in the given courses, built once per number of courses and afterwards only bound
  * (`compiledSelect`); a batch larger than a page is built each time, so the compiled texts stay few.
  */
-const enrolledCoursesById = compiledSelect<EnrolledCourseRow, [number, number, number, ...number[]]>((db, userId, siteId, courseSiteId, ...courseIds) =>
-  enrolledCoursesAt(db, userId, siteId, courseSiteId).whereIn('courses.id', courseIds).select(ENROLLED_COURSE_COLUMNS),
-);
+const enrolledCoursesByIdQuery = (db: Database, userId: number, siteId: number, courseSiteId: number, ...courseIds: number[]) =>
+  enrolledCoursesAt(db, userId, siteId, courseSiteId).whereIn('courses.id', courseIds).select(ENROLLED_COURSE_COLUMNS);
+const enrolledCoursesById = compiledSelect<EnrolledCourseRow, [number, number, number, ...number[]]>(enrolledCoursesByIdQuery);
 
 /** One of the viewer's enrolled courses by course id, or null when the viewer is not enrolled in it here (batched). */
 export async function enrolledCourse(ctx: MemberContext, courseId: number): Promise<CourseRecord | null> {
   const loader = ctx.loader<number, CourseRecord | null>('enrolled-course', async (ids) => {
-    const rows: EnrolledCourseRow[] =
-      ids.length <= DEFAULT_LIMITS.maxSize
-        ? await enrolledCoursesById(ctx.db, ctx.userId, ctx.site.id, ctx.site.id, ...ids)
-        : await enrolledCoursesQuery(ctx).whereIn('courses.id', [...ids]).select(ENROLLED_COURSE_COLUMNS);
+    const values = [ctx.userId, ctx.site.id, ctx.site.id, ...ids] as const;
+    const rows: EnrolledCourseRow[] = ids.length <= DEFAULT_LIMITS.maxSize ? await enrolledCoursesById(ctx.db, ...values) : await enrolledCoursesByIdQuery(ctx.db, ...values);
     const byCourse = new Map(rows.map((row) => [Number(row.course_id), enrolledCourseFromRow(row)]));
     return ids.map((id) => byCourse.get(id) ?? null);
   });
