@@ -33,6 +33,27 @@ describeEachDatabase('compiledSelect', (scratch) => {
     expect(builds).to.equal(1);
   });
 
+  it('compiles one text per number of values up to maxValues, and builds a call with more values each time', async () => {
+    const { db } = scratch();
+    let builds = 0;
+    const select = compiledSelect<{ id: number }, number[]>(
+      (_db, ...ids) => {
+        builds += 1;
+        return db('compiled_probe').whereIn('id', ids).orderBy('id').select('id');
+      },
+      { maxValues: 2 },
+    );
+    const ids = async (...values: number[]) => (await select(db, ...values)).map((row) => Number(row.id));
+    expect(await ids(1)).to.deep.equal([1]);
+    expect(await ids(3)).to.deep.equal([3]);
+    expect(await ids(1, 2)).to.deep.equal([1, 2]);
+    expect(await ids(2, 3)).to.deep.equal([2, 3]);
+    expect(builds).to.equal(2);
+    expect(await ids(1, 2, 3)).to.deep.equal([1, 2, 3]);
+    expect(await ids(3, 2, 1)).to.deep.equal([1, 2, 3]);
+    expect(builds).to.equal(4);
+  });
+
   it('refuses a statement that binds anything but the values it is given', async () => {
     const { db } = scratch();
     const select = compiledSelect<{ id: number }, [string]>((_db, name) => db('compiled_probe').where('name', name).where('size', '>', 5).select('id'));

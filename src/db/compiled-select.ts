@@ -4,6 +4,14 @@ import type { Database } from './connection.js';
 import { CompiledStatement, driverBindings, runOnConnection, type KnexClient } from './direct-statements.js';
 import { knexStatements } from './direct-transaction.js';
 
+export interface CompiledSelectOptions {
+  /**
+   * For a statement whose text depends on how many values it binds (an `IN` list): at most this many values are
+   * compiled, one text per count, and a call with more is built by knex each time.
+   */
+  maxValues?: number;
+}
+
 /**
  * A SELECT for a hot path, built with knex once per SQL dialect and afterwards only bound. Compiling a wide, aliased
  * column list costs knex more per request than the round trip it makes (about a tenth of a userinfo request).
@@ -17,9 +25,15 @@ import { knexStatements } from './direct-transaction.js';
  * state (src/db/pool-guard.ts) and the statement-counting tests listen to. The pool, its acquire timeout and the
  * health state's fail-fast refusal are the same as for any other statement.
  */
-export function compiledSelect<Row, Values extends readonly Knex.Value[]>(build: (db: Database, ...values: Values) => Knex.QueryBuilder): (db: Database, ...values: Values) => Promise<Row[]> {
+export function compiledSelect<Row, Values extends readonly Knex.Value[]>(
+  build: (db: Database, ...values: Values) => Knex.QueryBuilder,
+  options: CompiledSelectOptions = {},
+): (db: Database, ...values: Values) => Promise<Row[]> {
   const statement = new CompiledStatement<Values>(build);
+  const maxValues = options.maxValues ?? Number.POSITIVE_INFINITY;
   return async (db, ...values) => {
+    // Beyond the bound, one text per number of values would pile up: such a statement is built each time.
+    if (values.length > maxValues) return (await build(db, ...values)) as Row[];
     // A transaction runs on its own connection, and tracing reports knex's spans: both go through knex.
     if (db.isTransaction || tracingIsOn()) return knexStatements(db).rows<Row, Values>(statement, values);
     return runOnPool<Row>(db.client as KnexClient, statement.sql(db, values), driverBindings(db, values));

@@ -211,15 +211,15 @@ export async function listEnrolledCourses(ctx: MemberContext, args: PageArgs): P
  * The viewer's enrollments in the given courses, built once per number of courses and afterwards only bound
  * (`compiledSelect`); a batch larger than a page is built each time, so the compiled texts stay few.
  */
-const enrolledCoursesByIdQuery = (db: Database, userId: number, siteId: number, courseSiteId: number, ...courseIds: number[]) =>
-  enrolledCoursesAt(db, userId, siteId, courseSiteId).whereIn('courses.id', courseIds).select(ENROLLED_COURSE_COLUMNS);
-const enrolledCoursesById = compiledSelect<EnrolledCourseRow, [number, number, number, ...number[]]>(enrolledCoursesByIdQuery);
+const enrolledCoursesById = compiledSelect<EnrolledCourseRow, [number, number, number, ...number[]]>(
+  (db, userId, siteId, courseSiteId, ...courseIds) => enrolledCoursesAt(db, userId, siteId, courseSiteId).whereIn('courses.id', courseIds).select(ENROLLED_COURSE_COLUMNS),
+  { maxValues: 3 + DEFAULT_LIMITS.maxSize },
+);
 
 /** One of the viewer's enrolled courses by course id, or null when the viewer is not enrolled in it here (batched). */
 export async function enrolledCourse(ctx: MemberContext, courseId: number): Promise<CourseRecord | null> {
   const loader = ctx.loader<number, CourseRecord | null>('enrolled-course', async (ids) => {
-    const values = [ctx.userId, ctx.site.id, ctx.site.id, ...ids] as const;
-    const rows: EnrolledCourseRow[] = ids.length <= DEFAULT_LIMITS.maxSize ? await enrolledCoursesById(ctx.db, ...values) : await enrolledCoursesByIdQuery(ctx.db, ...values);
+    const rows = await enrolledCoursesById(ctx.db, ctx.userId, ctx.site.id, ctx.site.id, ...ids);
     const byCourse = new Map(rows.map((row) => [Number(row.course_id), enrolledCourseFromRow(row)]));
     return ids.map((id) => byCourse.get(id) ?? null);
   });
@@ -239,14 +239,6 @@ function lectureState(value: string | null): LectureState {
   return value === 'read' || value === 'completed' ? value : 'unread';
 }
 
-interface SyllabusOptions<L extends LectureRecord> {
-  /** Names the statement's shape (its columns and whether it checks the enrollment) among the compiled ones. */
-  name: string;
-  columns: readonly string[];
-  build: LectureBuilder<L>;
-  checkEnrollment: boolean;
-}
-
 /** The syllabus statement of `count` courses: the member, the course ids, and for `checkEnrollment` the member and the site again. */
 function syllabusQuery(db: Database, columns: readonly string[], checkEnrollment: boolean, values: readonly number[]) {
   const [userId = 0, ...rest] = values;
@@ -260,26 +252,23 @@ function syllabusQuery(db: Database, columns: readonly string[], checkEnrollment
   return query;
 }
 
-type SyllabusStatement = (db: Database, ...values: number[]) => Promise<SyllabusDetailRow[]>;
-
-/** Statements compiled so far, by shape and course count (a count is at most a page, DEFAULT_LIMITS.maxSize). */
-const syllabusStatements = new Map<string, SyllabusStatement>();
+interface SyllabusStatement {
+  checkEnrollment: boolean;
+  rows: (db: Database, ...values: number[]) => Promise<SyllabusDetailRow[]>;
+}
 
 /**
- * The syllabus statement for this many courses, built with knex once per shape and count and afterwards only bound
- * (`compiledSelect`): its text depends on nothing else. Counts beyond a page are built each time.
+ * A syllabus statement, built with knex once per number of courses and afterwards only bound (`compiledSelect`): its
+ * text depends on nothing else. Counts beyond a page are built each time.
  */
-function syllabusStatement(options: SyllabusOptions<LectureRecord>, count: number): SyllabusStatement {
-  const build = (db: Database, ...values: number[]) => syllabusQuery(db, options.columns, options.checkEnrollment, values);
-  if (count > DEFAULT_LIMITS.maxSize) return async (db, ...values) => (await build(db, ...values)) as SyllabusDetailRow[];
-  const key = `${options.name}:${count}`;
-  let statement = syllabusStatements.get(key);
-  if (statement === undefined) {
-    statement = compiledSelect<SyllabusDetailRow, number[]>(build);
-    syllabusStatements.set(key, statement);
-  }
-  return statement;
+function syllabusStatement(columns: readonly string[], checkEnrollment: boolean): SyllabusStatement {
+  const otherValues = checkEnrollment ? 3 : 1;
+  const rows = compiledSelect<SyllabusDetailRow, number[]>((db, ...values) => syllabusQuery(db, columns, checkEnrollment, values), { maxValues: otherValues + DEFAULT_LIMITS.maxSize });
+  return { checkEnrollment, rows };
 }
+
+const LEAN_SYLLABUS = syllabusStatement(SYLLABUS_COLUMNS, false);
+const DETAIL_SYLLABUS = syllabusStatement(SYLLABUS_DETAIL_COLUMNS, true);
 
 /** Builds one lecture record from its row; `position` is its 1-based place in the section. */
 type LectureBuilder<L extends LectureRecord> = (row: SyllabusDetailRow, lecture: LectureRecord, courseId: number, sectionId: number) => L;
@@ -289,9 +278,9 @@ type LectureBuilder<L extends LectureRecord> = (row: SyllabusDetailRow, lecture:
  * sections stay) and the viewer's progress rows (left join; no row = unread). One pass over the rows builds each
  * section and lecture record once and adds up each course's progress on the way.
  */
-async function loadSyllabi<L extends LectureRecord>(ctx: MemberContext, courseIds: readonly number[], options: SyllabusOptions<L>): Promise<SyllabusRecord<L>[]> {
-  const values = options.checkEnrollment ? [ctx.userId, ...courseIds, ctx.userId, ctx.site.id] : [ctx.userId, ...courseIds];
-  const rows = await syllabusStatement(options, courseIds.length)(ctx.db, ...values);
+async function loadSyllabi<L extends LectureRecord>(ctx: MemberContext, courseIds: readonly number[], statement: SyllabusStatement, build: LectureBuilder<L>): Promise<SyllabusRecord<L>[]> {
+  const values = statement.checkEnrollment ? [ctx.userId, ...courseIds, ctx.userId, ctx.site.id] : [ctx.userId, ...courseIds];
+  const rows = await statement.rows(ctx.db, ...values);
   // The rows come course by course (the first sort key).
   const rowsByCourse = new Map<number, SyllabusDetailRow[]>();
   for (const row of rows) {
@@ -300,7 +289,7 @@ async function loadSyllabi<L extends LectureRecord>(ctx: MemberContext, courseId
     if (courseRows) courseRows.push(row);
     else rowsByCourse.set(courseId, [row]);
   }
-  return courseIds.map((id) => syllabusOfRows(ctx.now.getTime(), id, rowsByCourse.get(id) ?? [], options.build));
+  return courseIds.map((id) => syllabusOfRows(ctx.now.getTime(), id, rowsByCourse.get(id) ?? [], build));
 }
 
 /** One course's syllabus and progress from its rows, in one pass. */
@@ -368,7 +357,7 @@ const detailedLecture: LectureBuilder<LectureDetailRecord> = (row, lecture, cour
  * `enrolledCourse`), so the enrollment is not checked again.
  */
 export function syllabusOf(ctx: MemberContext, course: CourseRecord): Promise<SyllabusRecord> {
-  return ctx.loader<number, SyllabusRecord>('course-syllabus', (ids) => loadSyllabi(ctx, ids, { name: 'lean', columns: SYLLABUS_COLUMNS, build: leanLecture, checkEnrollment: false })).load(course.id);
+  return ctx.loader<number, SyllabusRecord>('course-syllabus', (ids) => loadSyllabi(ctx, ids, LEAN_SYLLABUS, leanLecture)).load(course.id);
 }
 
 /**
@@ -381,7 +370,7 @@ export async function sectionsOfCourse(ctx: MemberContext, courseId: number): Pr
 
 /** The syllabus with playback details and its progress; an id the viewer is not enrolled in here has none. */
 function detailedSyllabusOf(ctx: MemberContext, courseId: number): Promise<SyllabusRecord<LectureDetailRecord>> {
-  return ctx.loader<number, SyllabusRecord<LectureDetailRecord>>('course-syllabus-detail', (ids) => loadSyllabi(ctx, ids, { name: 'detail', columns: SYLLABUS_DETAIL_COLUMNS, build: detailedLecture, checkEnrollment: true })).load(courseId);
+  return ctx.loader<number, SyllabusRecord<LectureDetailRecord>>('course-syllabus-detail', (ids) => loadSyllabi(ctx, ids, DETAIL_SYLLABUS, detailedLecture)).load(courseId);
 }
 
 /** The lectures of a course in syllabus order (section by section), with the viewer's state and playback details. */
