@@ -24,9 +24,10 @@ function verdict(points: ScalePoint[]): string {
 
 async function run(context: ScaleContext): Promise<ScaleSeries[]> {
   const levels = context.quick ? [4, 16] : [16, 64, 256];
-  // Long enough for the queue to reach its steady state at 256 connections: on a path answering 60–100 req/s, a
-  // request waits 2.5–4 s for its turn, so a 4 s run would measure mostly the first requests' wait.
-  const runSeconds = context.quick ? 1 : 10;
+  // Long enough for the queue to reach its steady state: three times a request's wait for its turn (connections ÷
+  // the rate of the warm-up), at least 4 s and at most 10. On a path answering 60–100 req/s, a request waits 2.5–4 s
+  // at 256 connections, so a 4 s run would measure mostly the first requests' wait; userinfo's is a tenth of a second.
+  const runSeconds = (connections: number, warmUpRate: number) => (context.quick ? 1 : Math.min(10, Math.max(4, Math.ceil((3 * connections) / Math.max(warmUpRate, 1)))));
   const scratch = await createScratchDatabase(context.kind);
   const product = await startProduct(scratch.url);
   try {
@@ -52,8 +53,8 @@ async function run(context: ScaleContext): Promise<ScaleSeries[]> {
       if (answer.status !== 200 || text.includes('"errors"')) throw new Error(`${target.url} answered ${answer.status}: ${text.slice(0, 300)}`);
       const points: ScalePoint[] = [];
       for (const connections of levels) {
-        await load(target, { connections, seconds: context.quick ? 1 : 2 });
-        const figures = await load(target, { connections, seconds: runSeconds });
+        const warmUp = await load(target, { connections, seconds: context.quick ? 1 : 2 });
+        const figures = await load(target, { connections, seconds: runSeconds(connections, warmUp.requestsPerSecond) });
         context.log(`connections ${context.kind}: ${id} at ${connections}: ${figures.requestsPerSecond} req/s, p99 ${figures.p99Ms} ms, ${figures.failures} failed${figures.failures > 0 ? ` (${figures.failureKinds})` : ''}`);
         points.push({ x: connections, value: figures.requestsPerSecond, p99Ms: figures.p99Ms, note: `p50 ${figures.p50Ms} ms${figures.failures > 0 ? `; ${figures.failures} failed (${figures.failureKinds})` : ''}` });
       }

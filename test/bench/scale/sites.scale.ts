@@ -69,7 +69,7 @@ async function spreadLoad(url: string, sites: number, options: { duration?: numb
 
 async function run(context: ScaleContext): Promise<ScaleSeries[]> {
   const sizes = context.quick ? QUICK_SIZES : FULL_SIZES;
-  const seconds = context.quick ? 1 : 4;
+  const seconds = context.quick ? 1 : 3;
   const scratch = await createScratchDatabase(context.kind);
   const points: Array<{ sites: number; rate: number; oneSiteRate: number; p99: number; startupMs: number; rssMb: number; failures: number }> = [];
   try {
