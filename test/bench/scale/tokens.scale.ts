@@ -61,7 +61,7 @@ function sizesFor(quick: boolean): Sizes {
     pruneWindowSeconds: 2,
     fillBudgetSeconds: Number(process.env.SCALE_TOKENS_FILL_SECONDS ?? 240),
     bulkRows: 500_000,
-    // 10M pairs are about 7 GB with their indexes: a server that keeps them has a pool that holds them.
+    // 10M pairs are about 5.5 GB with their indexes: a server that keeps them has a pool that holds them.
     bufferPoolMb: Number(process.env.SCALE_MYSQL_BUFFER_POOL_MB ?? 8192),
   };
 }
