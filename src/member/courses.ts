@@ -252,19 +252,18 @@ function syllabusQuery(db: Database, columns: readonly string[], checkEnrollment
   return query;
 }
 
-interface SyllabusStatement {
-  checkEnrollment: boolean;
-  rows: (db: Database, ...values: number[]) => Promise<SyllabusDetailRow[]>;
-}
+/** The rows of the syllabi of these courses for the viewer, course by course. */
+type SyllabusStatement = (ctx: MemberContext, courseIds: readonly number[]) => Promise<SyllabusDetailRow[]>;
 
 /**
  * A syllabus statement, built with knex once per number of courses and afterwards only bound (`compiledSelect`): its
  * text depends on nothing else. Counts beyond a page are built each time.
  */
 function syllabusStatement(columns: readonly string[], checkEnrollment: boolean): SyllabusStatement {
+  // The member, the course ids, and for checkEnrollment the member and the site again.
   const otherValues = checkEnrollment ? 3 : 1;
-  const rows = compiledSelect<SyllabusDetailRow, number[]>((db, ...values) => syllabusQuery(db, columns, checkEnrollment, values), { maxValues: otherValues + DEFAULT_LIMITS.maxSize });
-  return { checkEnrollment, rows };
+  const select = compiledSelect<SyllabusDetailRow, number[]>((db, ...values) => syllabusQuery(db, columns, checkEnrollment, values), { maxValues: otherValues + DEFAULT_LIMITS.maxSize });
+  return (ctx, courseIds) => (checkEnrollment ? select(ctx.db, ctx.userId, ...courseIds, ctx.userId, ctx.site.id) : select(ctx.db, ctx.userId, ...courseIds));
 }
 
 const LEAN_SYLLABUS = syllabusStatement(SYLLABUS_COLUMNS, false);
@@ -279,8 +278,7 @@ type LectureBuilder<L extends LectureRecord> = (row: SyllabusDetailRow, lecture:
  * section and lecture record once and adds up each course's progress on the way.
  */
 async function loadSyllabi<L extends LectureRecord>(ctx: MemberContext, courseIds: readonly number[], statement: SyllabusStatement, build: LectureBuilder<L>): Promise<SyllabusRecord<L>[]> {
-  const values = statement.checkEnrollment ? [ctx.userId, ...courseIds, ctx.userId, ctx.site.id] : [ctx.userId, ...courseIds];
-  const rows = await statement.rows(ctx.db, ...values);
+  const rows = await statement(ctx, courseIds);
   // The rows come course by course (the first sort key).
   const rowsByCourse = new Map<number, SyllabusDetailRow[]>();
   for (const row of rows) {
