@@ -62,8 +62,7 @@ describeEachDatabase('bench floors: the product’s statements, by construction'
 
   before(async function () {
     this.timeout(120000);
-    // A test server without the usage flush on a timer, whose writes could land among a request's statements.
-    server = await startServer(testConfig({ variant: 'A', database: scratch().config, usageFlushIntervalSeconds: 0 }), { db: scratch().db, logger: createLogger('silent') });
+    server = await startServer(testConfig({ variant: 'A', database: scratch().config }), { db: scratch().db, logger: createLogger('silent') });
     site = await createSite(scratch().db, { origin: `http://localhost:${new URL(server.listeningOn).port}`, name: 'Floors School', subdomain: 'floors' });
     book = await captureStatements(scratch().db, site.origin, await captureRequests(scratch().db, site, 'A'), sendTo(site.origin));
     product = await captureRequests(scratch().db, site, 'A');

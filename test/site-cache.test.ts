@@ -226,7 +226,7 @@ describeEachDatabase('site cache', (scratch) => {
   describe('in a server that keeps one site (SCHOOLGATE_SITE_CACHE_SIZE=1)', () => {
     let running: RunningServer;
     before(async () => {
-      running = await startServer(testConfig({ variant: 'A', database: scratch().config, siteCacheSeconds: 60, siteCacheSize: 1, usageFlushIntervalSeconds: 0 }), { db: scratch().db, logger: quiet });
+      running = await startServer(testConfig({ variant: 'A', database: scratch().config, siteCacheSeconds: 60, siteCacheSize: 1 }), { db: scratch().db, logger: quiet });
       const port = new URL(running.listeningOn).port;
       await createSite(scratch().db, { origin: `http://localhost:${port}`, name: 'Kept Alpha', subdomain: `kept-alpha-${port}` });
       await createSite(scratch().db, { origin: `http://127.0.0.1:${port}`, name: 'Kept Beta', subdomain: `kept-beta-${port}` });
@@ -250,7 +250,7 @@ describeEachDatabase('site cache', (scratch) => {
     let running: RunningServer;
     let site: Site;
     before(async () => {
-      running = await startServer(testConfig({ variant: 'A', database: scratch().config, siteCacheSeconds: 1, usageFlushIntervalSeconds: 0 }), { db: scratch().db, logger: quiet });
+      running = await startServer(testConfig({ variant: 'A', database: scratch().config, siteCacheSeconds: 1 }), { db: scratch().db, logger: quiet });
       site = await createSite(scratch().db, { origin: running.listeningOn, name: 'One Second School', subdomain: 'one-second' });
     });
     after(async () => running.stop());

@@ -31,7 +31,8 @@ export interface ScratchDatabase {
   drop(): Promise<void>;
 }
 
-function mysqlAdmin(): Database {
+/** A connection to the MySQL server itself (no database), for creating and dropping scratch databases and server settings. */
+export function mysqlAdmin(): Database {
   const config = parseDatabaseUrl(TEST_MYSQL_URL);
   if (config.client !== 'mysql') throw new Error('SCHOOLGATE_TEST_MYSQL_URL must be a mysql:// URL');
   return knexFactory({ client: 'mysql2', connection: { host: config.host, port: config.port, user: config.user, password: config.password } });

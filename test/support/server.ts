@@ -23,6 +23,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
     // No prune job unless a test asks for one (test/housekeeping.test.ts): it would delete rows other tests set up.
     // No logout delivery job either: test/logout.test.ts drives the outbox itself.
+    // No usage flush timer: the statement-counting tests count every query on the scratch pool, and a flush landing in
+    // a counted request adds its own. Usage counts are written when the server stops, or by a test's own flushUses.
     // Every test comes from 127.0.0.1, so the per-address limits on anonymous traffic are lifted except where a test
     // measures them (test/anonymous-limits.test.ts).
     ...loadConfig({
@@ -30,6 +32,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       SCHOOLGATE_DEMO: 'false',
       SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0',
       SCHOOLGATE_LOGOUT_DELIVERY_INTERVAL_SECONDS: '0',
+      SCHOOLGATE_USAGE_FLUSH_INTERVAL_SECONDS: '0',
       SCHOOLGATE_AUTHORIZE_LIMIT_PER_MINUTE: '1000000',
       SCHOOLGATE_FAILURE_LIMIT_PER_10_MINUTES: '1000000',
       SCHOOLGATE_KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY,

@@ -62,8 +62,7 @@ function sendAs(port: number, origin: string) {
 /** The product's statements for `site`, from a product server of this process over `db` (whose queries it listens to). */
 export async function captureFromProduct(db: Knex, database: DatabaseConfig, site: Site, variant: Variant): Promise<StatementBook> {
   const requests = await captureRequests(db, site, variant);
-  // No usage flush on a timer: its writes would land among a request's statements (the tally is written at stop).
-  const config = testConfig({ variant, database, usageFlushIntervalSeconds: 0 });
+  const config = testConfig({ variant, database });
   const running = await startServer(config, { db, logger: createLogger('silent') });
   try {
     return await captureStatements(db, site.origin, requests, sendAs(Number(new URL(running.listeningOn).port), site.origin));

@@ -101,7 +101,7 @@ function bigMemberDocument(origin: string, sizes: Sizes, email: string): ImportD
 
 /** An in-process server over the bench's database whose every statement this process sees; asked with the product's Host. */
 async function countingServer(scratch: ScratchDatabase) {
-  const running = await startServer(testConfig({ variant: VARIANT, database: scratch.config, usageFlushIntervalSeconds: 3600 }), { db: scratch.db, logger: createLogger('silent') });
+  const running = await startServer(testConfig({ variant: VARIANT, database: scratch.config }), { db: scratch.db, logger: createLogger('silent') });
   return {
     url: running.listeningOn,
     stop: () => running.stop(1000),

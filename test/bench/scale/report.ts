@@ -18,14 +18,24 @@ export interface MeasuredSeries extends ScaleSeries {
   node: string;
   /** Seconds the scenario took on this store (every series of it). */
   scenarioSeconds: number;
+  /** MySQL/MariaDB: the server's buffer pool during the run, in MB (mysql-server.ts). */
+  bufferPoolMb?: number;
 }
 
 interface StoredFigures {
   series: MeasuredSeries[];
 }
 
-export function stamp(series: ScaleSeries, scenarioSeconds: number): MeasuredSeries {
-  return { ...series, measuredAt: new Date().toISOString(), loadAverage: os.loadavg().map((value) => Number(value.toFixed(2))), cores: os.cpus().length, node: process.version, scenarioSeconds: Math.round(scenarioSeconds) };
+export function stamp(series: ScaleSeries, scenarioSeconds: number, bufferPoolMb?: number): MeasuredSeries {
+  return {
+    ...series,
+    measuredAt: new Date().toISOString(),
+    loadAverage: os.loadavg().map((value) => Number(value.toFixed(2))),
+    cores: os.cpus().length,
+    node: process.version,
+    scenarioSeconds: Math.round(scenarioSeconds),
+    ...(bufferPoolMb === undefined ? {} : { bufferPoolMb }),
+  };
 }
 
 function readStored(file: string): MeasuredSeries[] {
@@ -65,7 +75,7 @@ export function scaleMarkdown(all: MeasuredSeries[]): string {
       lines.push(
         `**${STORE_NAMES[series.store]}**: ${series.verdict ?? 'no verdict'}`,
         '',
-        `<sub>measured ${series.measuredAt.slice(0, 16).replace('T', ' ')} UTC, ${series.cores} cores, load average ${series.loadAverage.join(' ')}, Node ${series.node}, scenario ${series.scenarioSeconds} s</sub>`,
+        `<sub>measured ${series.measuredAt.slice(0, 16).replace('T', ' ')} UTC, ${series.cores} cores, load average ${series.loadAverage.join(' ')}, Node ${series.node}, scenario ${series.scenarioSeconds} s${series.bufferPoolMb === undefined ? '' : `, buffer pool ${series.bufferPoolMb} MB`}</sub>`,
         '',
         `| ${cell(series.xLabel)} | ${cell(series.yLabel)} | p99 ms | note |`,
         '| ---: | ---: | ---: | --- |',

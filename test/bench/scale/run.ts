@@ -6,7 +6,8 @@
  * (plots) and scale.json (kept between runs: a partial run replaces only what it measured).
  *
  * BENCH_DATABASE=mysql|sqlite runs one store; SCALE_ONLY=<regex> the scenarios whose name matches; SCALE_QUICK=1 a
- * tiny run of every code path in seconds, written to a scratch directory unless SCALE_OUT says where.
+ * tiny run of every code path in seconds, written to a scratch directory unless SCALE_OUT says where. The MySQL/MariaDB
+ * scenarios run with the server's buffer pool raised for the run (mysql-server.ts, SCALE_MYSQL_BUFFER_POOL_MB).
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import { PROJECT_ROOT } from '../../../src/shared/paths.js';
 import { connectionsScenario } from './connections.scale.js';
 import { importScenario } from './import.scale.js';
 import { membersScenario } from './members.scale.js';
+import { BUFFER_POOL_MB, withBufferPool } from './mysql-server.js';
 import { stamp, writeScaleReport, type MeasuredSeries } from './report.js';
 import { sitesScenario } from './sites.scale.js';
 import { tokensScenario } from './tokens.scale.js';
@@ -36,14 +38,14 @@ const started = performance.now();
 const measured: MeasuredSeries[] = [];
 const failed: string[] = [];
 log(`bench:scale${quick ? ' (quick)' : ''}: ${selected.map((scenario) => scenario.name).join(', ')} on ${kinds.join(', ')}; ${os.cpus().length} cores, load average ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}`);
-for (const kind of kinds) {
+async function runScenarios(kind: 'mysql' | 'sqlite', bufferPoolMb?: number): Promise<void> {
   for (const scenario of selected) {
     const scenarioStarted = performance.now();
     log(`${scenario.name} on ${kind}: start`);
     try {
       const series = await scenario.run({ kind, quick, log });
       const elapsed = (performance.now() - scenarioStarted) / 1000;
-      const stamped = series.map((one) => stamp(one, elapsed));
+      const stamped = series.map((one) => stamp(one, elapsed, bufferPoolMb));
       measured.push(...stamped);
       // Written after every scenario, so a run stopped half-way keeps what it measured.
       writeScaleReport(out, stamped);
@@ -53,6 +55,16 @@ for (const kind of kinds) {
       failed.push(`${scenario.name} on ${kind}`);
       log(`${scenario.name} on ${kind} FAILED after ${((performance.now() - scenarioStarted) / 1000).toFixed(0)} s: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     }
+  }
+}
+
+for (const kind of kinds) {
+  if (kind === 'sqlite' || quick) await runScenarios(kind);
+  else {
+    await withBufferPool(BUFFER_POOL_MB, async (poolMb) => {
+      log(`MySQL/MariaDB buffer pool for this run: ${poolMb} MB`);
+      await runScenarios(kind, poolMb);
+    });
   }
 }
 if (measured.length > 0) {

@@ -125,29 +125,3 @@ export async function bulkSession(db: Database, kind: StoreKind, fill: (connecti
     }
   });
 }
-
-/**
- * MySQL/MariaDB: raises the server's buffer pool to at least `megabytes` for the duration of `run`, and puts it back.
- * A server that keeps millions of token pairs is given a pool that holds their indexes (deployment.md); on the
- * default 128 MB pool every random key of the two hash indexes is a page read, and that is all a measurement then
- * shows. Returns the pool's size during the run, in MB, for the report. Resizing is online; a server that refuses
- * (no privilege) keeps its own size, which the report then names.
- */
-export async function withBufferPool<T>(db: Database, megabytes: number, run: (poolMb: number) => Promise<T>): Promise<T> {
-  const poolMb = async () => Number(rowsOf(await db.raw('SELECT @@innodb_buffer_pool_size AS size'))[0]?.size ?? 0) / 1048576;
-  const before = await poolMb();
-  let raised = false;
-  if (before < megabytes) {
-    try {
-      await db.raw(`SET GLOBAL innodb_buffer_pool_size = ${Math.trunc(megabytes) * 1048576}`);
-      raised = true;
-    } catch {
-      // Kept as it is: the report shows the size measured.
-    }
-  }
-  try {
-    return await run(Math.round(await poolMb()));
-  } finally {
-    if (raised) await db.raw(`SET GLOBAL innodb_buffer_pool_size = ${Math.trunc(before) * 1048576}`);
-  }
-}

@@ -22,7 +22,7 @@ import { TEST_KEY_ENCRYPTION_ENV } from '../../support/key-encryption.js';
 import { ago, DAY, pairRow, type Owner } from '../../support/housekeeping-fixtures.js';
 import { makeClient, makeUser } from '../../support/oauth-fixtures.js';
 import type { Target } from '../harness.js';
-import { bulkSession, withBufferPool, withoutSecondaryIndexes } from './token-fill.js';
+import { bulkSession, withoutSecondaryIndexes } from './token-fill.js';
 import { load, percentFrom, seconds, shortCount, startProduct, type LoadFigures } from './load.js';
 import { median, sleep } from './probes.js';
 import type { ScaleContext, ScalePoint, ScaleScenario, ScaleSeries } from './types.js';
@@ -45,12 +45,10 @@ interface Sizes {
   fillBudgetSeconds: number;
   /** Steps of at least this many rows are written with the secondary indexes dropped, then rebuilt. */
   bulkRows: number;
-  /** MySQL/MariaDB: the buffer pool the run raises the server's to, at least (0: the server's own). */
-  bufferPoolMb: number;
 }
 
 function sizesFor(quick: boolean): Sizes {
-  if (quick) return { seed: 500, copiesPerStep: 2, sizes: [1_000, 3_000], seconds: 1, firstWarmUpSeconds: 2, pruneWindows: 2, pruneWindowSeconds: 1, fillBudgetSeconds: 30, bulkRows: 1_500, bufferPoolMb: 0 };
+  if (quick) return { seed: 500, copiesPerStep: 2, sizes: [1_000, 3_000], seconds: 1, firstWarmUpSeconds: 2, pruneWindows: 2, pruneWindowSeconds: 1, fillBudgetSeconds: 30, bulkRows: 1_500 };
   return {
     seed: 10_000,
     copiesPerStep: 50,
@@ -61,8 +59,6 @@ function sizesFor(quick: boolean): Sizes {
     pruneWindowSeconds: 2,
     fillBudgetSeconds: Number(process.env.SCALE_TOKENS_FILL_SECONDS ?? 240),
     bulkRows: 500_000,
-    // 10M pairs are about 5.5 GB with their indexes: a server that keeps them has a pool that holds them.
-    bufferPoolMb: Number(process.env.SCALE_MYSQL_BUFFER_POOL_MB ?? 8192),
   };
 }
 
@@ -169,15 +165,14 @@ async function run(context: ScaleContext): Promise<ScaleSeries[]> {
   const scratch = await createScratchDatabase(context.kind);
   const product = await startProduct(scratch.url);
   try {
-    if (context.kind === 'sqlite') return await measure(context, plan, scratch, product.url, '');
-    return await withBufferPool(scratch.db, plan.bufferPoolMb, (poolMb) => measure(context, plan, scratch, product.url, `; buffer pool ${poolMb} MB`));
+    return await measure(context, plan, scratch, product.url);
   } finally {
     await product.stop();
     await scratch.drop();
   }
 }
 
-async function measure(context: ScaleContext, plan: Sizes, scratch: ScratchDatabase, productUrl: string, storeNote: string): Promise<ScaleSeries[]> {
+async function measure(context: ScaleContext, plan: Sizes, scratch: ScratchDatabase, productUrl: string): Promise<ScaleSeries[]> {
   const { db } = scratch;
   const site = await createSite(db, { origin: productUrl, name: 'Scale School', subdomain: 'scale' });
   const member = await makeUser(db, site, ['student'], 'Scale Member');
@@ -294,8 +289,8 @@ async function measure(context: ScaleContext, plan: Sizes, scratch: ScratchDatab
 
   const store = context.kind;
   return [
-    { id: 'tokens-userinfo', title: 'userinfo throughput as token_pairs grows', xLabel: 'rows in token_pairs', yLabel: 'req/s', logX: true, store, points: userinfo, verdict: growthVerdict(userinfo, capped) + storeNote },
-    { id: 'tokens-refresh', title: 'refresh grant throughput as token_pairs grows', xLabel: 'rows in token_pairs', yLabel: 'req/s', logX: true, store, points: refresh, verdict: growthVerdict(refresh, capped) + storeNote },
+    { id: 'tokens-userinfo', title: 'userinfo throughput as token_pairs grows', xLabel: 'rows in token_pairs', yLabel: 'req/s', logX: true, store, points: userinfo, verdict: growthVerdict(userinfo, capped) },
+    { id: 'tokens-refresh', title: 'refresh grant throughput as token_pairs grows', xLabel: 'rows in token_pairs', yLabel: 'req/s', logX: true, store, points: refresh, verdict: growthVerdict(refresh, capped) },
     {
       id: 'tokens-prune',
       title: 'userinfo p99 while the prune deletes expired pairs',
@@ -303,7 +298,7 @@ async function measure(context: ScaleContext, plan: Sizes, scratch: ScratchDatab
       yLabel: 'userinfo p99 ms',
       store,
       points: pruneSeries,
-      verdict: pruneVerdict + storeNote,
+      verdict: pruneVerdict,
     },
   ];
 }
