@@ -3,10 +3,10 @@
  * of them expired or revoked as in production, then userinfo p99 while the prune deletes the expired rows in batches.
  *
  * The table is filled by copying a seed of SEED rows (rotation chains of five: four superseded pairs and a last one
- * that is expired or still live) over and over, one INSERT … SELECT per copy, with fresh ids and fresh random-looking hashes, so
- * the unique hash indexes grow as they do in production (uniformly spread keys, not an append at the end). Filling
- * stops at the store's time budget (SCALE_TOKENS_FILL_SECONDS): the largest size reached is measured and the verdict
- * says so.
+ * that is expired or still live) over and over, one INSERT … SELECT per copy, with fresh ids and fresh random-looking
+ * hashes, so the unique hash indexes grow as they do in production (uniformly spread keys, not an append at the end).
+ * Filling stops at the store's time budget (SCALE_TOKENS_FILL_SECONDS): the largest size reached is measured and the
+ * verdict says so.
  */
 import { spawn } from 'node:child_process';
 import type { Database } from '../../../src/db/connection.js';
