@@ -17,7 +17,7 @@ import { PRUNE_JOB } from '../../../src/housekeeping/run-prune.js';
 import { newGrantId, insertPair } from '../../../src/oauth/tokens/store.js';
 import { PROJECT_ROOT } from '../../../src/shared/paths.js';
 import { createSite } from '../../../src/sites/sites.js';
-import { createScratchDatabase, type ScratchDatabase } from '../../support/databases.js';
+import { createScratchDatabase } from '../../support/databases.js';
 import { TEST_KEY_ENCRYPTION_ENV } from '../../support/key-encryption.js';
 import { ago, DAY, pairRow, type Owner } from '../../support/housekeeping-fixtures.js';
 import { makeClient, makeUser } from '../../support/oauth-fixtures.js';
@@ -165,142 +165,138 @@ async function run(context: ScaleContext): Promise<ScaleSeries[]> {
   const scratch = await createScratchDatabase(context.kind);
   const product = await startProduct(scratch.url);
   try {
-    return await measure(context, plan, scratch, product.url);
+    const { db } = scratch;
+    const site = await createSite(db, { origin: product.url, name: 'Scale School', subdomain: 'scale' });
+    const member = await makeUser(db, site, ['student'], 'Scale Member');
+    const app = await makeClient(db, site, { audience: 'member', confidential: false, scopes: [...SCOPES] });
+    const owner: Owner = { site, clientRef: app.client.ref, userId: member.id };
+    const fillStarted = performance.now();
+    await writeSeed(db, owner, plan.seed);
+    // A live pair above every id the copies can take, so the pairs the bench issues (auto-increment) never collide with them.
+    const ceiling = plan.seed * (Math.ceil((plan.sizes.at(-1) ?? plan.seed) / plan.seed) + 1);
+    await db('token_pairs').insert({ ...pairRow(owner, { accessExpiresAt: new Date(Date.now() + DAY), refreshExpiresAt: new Date(Date.now() + 30 * DAY) }), id: ceiling });
+    let rows = plan.seed;
+    let fillMs = performance.now() - fillStarted;
+    let capped = '';
+    const userinfo: ScalePoint[] = [];
+    const refresh: ScalePoint[] = [];
+    for (const size of plan.sizes) {
+      const started = performance.now();
+      const grow = async (writer: Database) => {
+        while (rows < size) {
+          if (fillMs / 1000 > plan.fillBudgetSeconds) break;
+          const first = rows / plan.seed;
+          const count = Math.min(plan.copiesPerStep, Math.ceil((size - rows) / plan.seed));
+          const statementStarted = performance.now();
+          await writeCopies(writer, context.kind, plan.seed, Array.from({ length: count }, (_, i) => first + i));
+          fillMs += performance.now() - statementStarted;
+          rows += count * plan.seed;
+        }
+      };
+      if (size - rows < plan.bulkRows || fillMs / 1000 > plan.fillBudgetSeconds) await grow(db);
+      // A large step: without the secondary indexes, then built again from their own definitions (token-fill.ts).
+      else {
+        // Not `fillMs += await …`: that would add the rebuild to the value read before grow's own additions.
+        const rebuildMs = await withoutSecondaryIndexes(db, context.kind, 'token_pairs', () => bulkSession(db, context.kind, grow));
+        fillMs += rebuildMs;
+      }
+      if (rows < size) {
+        const rate = rows / (fillMs / 1000);
+        capped = `; ${shortCount(size)} did not fit the fill budget of ${plan.fillBudgetSeconds} s on this store (filled at ${Math.round(rate)} rows/s: ${shortCount(size)} would take ${Math.round(size / rate / 60)} min), largest measured ${shortCount(rows)}`;
+        if (userinfo.at(-1)?.x === rows) break;
+      }
+      context.log(`tokens ${context.kind}: ${rows} rows (filled in ${seconds(started)}), measuring`);
+      const bench = await issueTokens(db, owner, product.url);
+      await checkAnswers(bench);
+      // Unrecorded warm-up runs: longer for the first size, which the fresh process also pays JIT compilation for.
+      const warmUp = userinfo.length === 0 ? plan.firstWarmUpSeconds : 1;
+      await load(bench.userinfo, { connections: CONNECTIONS, seconds: warmUp });
+      const userinfoFigures = await load(bench.userinfo, { connections: CONNECTIONS, seconds: plan.seconds });
+      await load(bench.refresh, { connections: CONNECTIONS, seconds: warmUp });
+      const refreshFigures = await load(bench.refresh, { connections: CONNECTIONS, seconds: plan.seconds });
+      const fillNote = `fill ${(fillMs / 1000).toFixed(0)} s so far`;
+      userinfo.push(point(rows, userinfoFigures, fillNote));
+      refresh.push(point(rows, refreshFigures, fillNote));
+      if (capped) break;
+    }
+
+    // The prune, in batches, at the largest size, while userinfo is loaded: `schoolgate prune` in a process of its
+    // own, as an operator or another instance would run it (and so that a synchronous driver, better-sqlite3, never
+    // holds up the load generator here). It is stopped after the windows; the rows it deleted are counted.
+    const bench = await issueTokens(db, owner, product.url);
+    await load(bench.userinfo, { connections: CONNECTIONS, seconds: 1 });
+    // As many windows without the prune as with it, right before it: the worst of ten windows is above a single
+    // window's p99 by itself, so the two are compared like for like.
+    const window = async () => {
+      const figures = await load(bench.userinfo, { connections: CONNECTIONS, seconds: plan.pruneWindowSeconds });
+      return { p99Ms: figures.p99Ms, note: `${figures.requestsPerSecond} req/s${figures.failures > 0 ? `, ${figures.failures} failed (${figures.failureKinds})` : ''}` };
+    };
+    const pruneSeries: ScalePoint[] = [];
+    for (let index = plan.pruneWindows; index >= 1; index -= 1) {
+      const { p99Ms, note } = await window();
+      pruneSeries.push({ x: -index * plan.pruneWindowSeconds, value: p99Ms, note: `no prune: ${note}` });
+    }
+    const idle = pruneSeries.map((point) => point.value);
+    const before = await countPairs(db);
+    const spawnedAt = Date.now();
+    const pruner = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'prune'], {
+      cwd: PROJECT_ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...TEST_KEY_ENCRYPTION_ENV, DATABASE_URL: scratch.url, SCHOOLGATE_PRUNE_RETENTION_DAYS: String(DEFAULT_RETENTION_DAYS) },
+      stdio: 'ignore',
+    });
+    let exitedAt: number | undefined;
+    const exited = new Promise<void>((resolve) => pruner.once('exit', () => resolve(void (exitedAt = Date.now()))));
+    // The windows start once the prune holds its lease: starting the CLI under tsx compiles the sources for seconds,
+    // CPU the requests would lose to the bench's own start-up rather than to the prune.
+    let leaseTakenAt: number | undefined;
+    while (leaseTakenAt === undefined && exitedAt === undefined) {
+      const startedAt = (await readLease(db, PRUNE_JOB))?.lastStartedAt?.getTime();
+      if (startedAt !== undefined && startedAt >= spawnedAt - 1000) leaseTakenAt = startedAt;
+      else await sleep(50);
+    }
+    const pruneStarted = Date.now();
+    const pruning: number[] = [];
+    for (let index = 1; index <= plan.pruneWindows; index += 1) {
+      const { p99Ms, note } = await window();
+      pruning.push(p99Ms);
+      pruneSeries.push({ x: Math.round((Date.now() - pruneStarted) / 1000), value: p99Ms, note });
+    }
+    const finished = exitedAt !== undefined;
+    const stoppedAt = Date.now();
+    if (!finished) pruner.kill('SIGKILL');
+    await exited;
+    const pruneSeconds = ((exitedAt ?? stoppedAt) - pruneStarted) / 1000;
+    const deleted = before - (await countPairs(db));
+    // The rate counts from when the prune took its lease, not from the spawn.
+    const deletingSeconds = Math.max(0.001, ((exitedAt ?? stoppedAt) - (leaseTakenAt ?? pruneStarted)) / 1000);
+    const deletedRate = deleted / deletingSeconds;
+    const prunable = Math.round(rows * PRUNABLE_SHARE);
+    const [idleWorst, worst] = [Math.max(...idle), Math.max(...pruning)];
+    const withinTwice = worst <= 2 * Math.max(idleWorst, 1);
+    const pruneVerdict =
+      `at ${shortCount(rows)} rows, batches of ${DEFAULT_BATCH_SIZE} at a ${DEFAULT_PRUNE_DUTY_PERCENT}% duty cycle, p99 ≤ 2× idle while pruning: ${withinTwice ? 'yes' : 'no'} ` +
+      `(worst ${plan.pruneWindowSeconds} s window ${idleWorst} ms without the prune, ${worst} ms with it; median ${median(idle)} → ${median(pruning)} ms); ` +
+      `${finished ? 'the prune finished in' : 'stopped after'} ${pruneSeconds.toFixed(0)} s, ${deleted} rows deleted in its ${deletingSeconds.toFixed(0)} s under the lease ≈ ${Math.round(deletedRate)} rows/s: the ${shortCount(prunable)} expired rows would take ≈ ${Math.max(1, Math.round(prunable / Math.max(deletedRate, 1) / 60))} min`;
+    context.log(`tokens ${context.kind}: prune ${pruneVerdict}`);
+
+    const store = context.kind;
+    return [
+      { id: 'tokens-userinfo', title: 'userinfo throughput as token_pairs grows', xLabel: 'rows in token_pairs', yLabel: 'req/s', logX: true, store, points: userinfo, verdict: growthVerdict(userinfo, capped) },
+      { id: 'tokens-refresh', title: 'refresh grant throughput as token_pairs grows', xLabel: 'rows in token_pairs', yLabel: 'req/s', logX: true, store, points: refresh, verdict: growthVerdict(refresh, capped) },
+      {
+        id: 'tokens-prune',
+        title: 'userinfo p99 while the prune deletes expired pairs',
+        xLabel: 'seconds since the prune started (before 0: without it)',
+        yLabel: 'userinfo p99 ms',
+        store,
+        points: pruneSeries,
+        verdict: pruneVerdict,
+      },
+    ];
   } finally {
     await product.stop();
     await scratch.drop();
   }
-}
-
-async function measure(context: ScaleContext, plan: Sizes, scratch: ScratchDatabase, productUrl: string): Promise<ScaleSeries[]> {
-  const { db } = scratch;
-  const site = await createSite(db, { origin: productUrl, name: 'Scale School', subdomain: 'scale' });
-  const member = await makeUser(db, site, ['student'], 'Scale Member');
-  const app = await makeClient(db, site, { audience: 'member', confidential: false, scopes: [...SCOPES] });
-  const owner: Owner = { site, clientRef: app.client.ref, userId: member.id };
-  const fillStarted = performance.now();
-  await writeSeed(db, owner, plan.seed);
-  // A live pair above every id the copies can take, so the pairs the bench issues (auto-increment) never collide with them.
-  const ceiling = plan.seed * (Math.ceil((plan.sizes.at(-1) ?? plan.seed) / plan.seed) + 1);
-  await db('token_pairs').insert({ ...pairRow(owner, { accessExpiresAt: new Date(Date.now() + DAY), refreshExpiresAt: new Date(Date.now() + 30 * DAY) }), id: ceiling });
-  let rows = plan.seed;
-  let fillMs = performance.now() - fillStarted;
-  let capped = '';
-  const userinfo: ScalePoint[] = [];
-  const refresh: ScalePoint[] = [];
-  for (const size of plan.sizes) {
-    const started = performance.now();
-    const grow = async (writer: Database) => {
-      while (rows < size) {
-        if (fillMs / 1000 > plan.fillBudgetSeconds) break;
-        const first = rows / plan.seed;
-        const count = Math.min(plan.copiesPerStep, Math.ceil((size - rows) / plan.seed));
-        const statementStarted = performance.now();
-        await writeCopies(writer, context.kind, plan.seed, Array.from({ length: count }, (_, i) => first + i));
-        fillMs += performance.now() - statementStarted;
-        rows += count * plan.seed;
-      }
-    };
-    if (size - rows < plan.bulkRows || fillMs / 1000 > plan.fillBudgetSeconds) await grow(db);
-    // A large step: without the secondary indexes, then built again from their own definitions (token-fill.ts).
-    else {
-      // Not `fillMs += await …`: that would add the rebuild to the value read before grow's own additions.
-      const rebuildMs = await withoutSecondaryIndexes(db, context.kind, 'token_pairs', () => bulkSession(db, context.kind, grow));
-      fillMs += rebuildMs;
-    }
-    if (rows < size) {
-      const rate = rows / (fillMs / 1000);
-      capped = `; ${shortCount(size)} did not fit the fill budget of ${plan.fillBudgetSeconds} s on this store (filled at ${Math.round(rate)} rows/s: ${shortCount(size)} would take ${Math.round(size / rate / 60)} min), largest measured ${shortCount(rows)}`;
-      if (userinfo.at(-1)?.x === rows) break;
-    }
-    context.log(`tokens ${context.kind}: ${rows} rows (filled in ${seconds(started)}), measuring`);
-    const bench = await issueTokens(db, owner, productUrl);
-    await checkAnswers(bench);
-    // Unrecorded warm-up runs: longer for the first size, which the fresh process also pays JIT compilation for.
-    const warmUp = userinfo.length === 0 ? plan.firstWarmUpSeconds : 1;
-    await load(bench.userinfo, { connections: CONNECTIONS, seconds: warmUp });
-    const userinfoFigures = await load(bench.userinfo, { connections: CONNECTIONS, seconds: plan.seconds });
-    await load(bench.refresh, { connections: CONNECTIONS, seconds: warmUp });
-    const refreshFigures = await load(bench.refresh, { connections: CONNECTIONS, seconds: plan.seconds });
-    const fillNote = `fill ${(fillMs / 1000).toFixed(0)} s so far`;
-    userinfo.push(point(rows, userinfoFigures, fillNote));
-    refresh.push(point(rows, refreshFigures, fillNote));
-    if (capped) break;
-  }
-
-  // The prune, in batches, at the largest size, while userinfo is loaded: `schoolgate prune` in a process of its
-  // own, as an operator or another instance would run it (and so that a synchronous driver, better-sqlite3, never
-  // holds up the load generator here). It is stopped after the windows; the rows it deleted are counted.
-  const bench = await issueTokens(db, owner, productUrl);
-  await load(bench.userinfo, { connections: CONNECTIONS, seconds: 1 });
-  // As many windows without the prune as with it, right before it: the worst of ten windows is above a single
-  // window's p99 by itself, so the two are compared like for like.
-  const window = async () => {
-    const figures = await load(bench.userinfo, { connections: CONNECTIONS, seconds: plan.pruneWindowSeconds });
-    return { p99Ms: figures.p99Ms, note: `${figures.requestsPerSecond} req/s${figures.failures > 0 ? `, ${figures.failures} failed (${figures.failureKinds})` : ''}` };
-  };
-  const pruneSeries: ScalePoint[] = [];
-  for (let index = plan.pruneWindows; index >= 1; index -= 1) {
-    const { p99Ms, note } = await window();
-    pruneSeries.push({ x: -index * plan.pruneWindowSeconds, value: p99Ms, note: `no prune: ${note}` });
-  }
-  const idle = pruneSeries.map((point) => point.value);
-  const before = await countPairs(db);
-  const spawnedAt = Date.now();
-  const pruner = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'prune'], {
-    cwd: PROJECT_ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...TEST_KEY_ENCRYPTION_ENV, DATABASE_URL: scratch.url, SCHOOLGATE_PRUNE_RETENTION_DAYS: String(DEFAULT_RETENTION_DAYS) },
-    stdio: 'ignore',
-  });
-  let exitedAt: number | undefined;
-  const exited = new Promise<void>((resolve) => pruner.once('exit', () => resolve(void (exitedAt = Date.now()))));
-  // The windows start once the prune holds its lease: starting the CLI under tsx compiles the sources for seconds,
-  // CPU the requests would lose to the bench's own start-up rather than to the prune.
-  let leaseTakenAt: number | undefined;
-  while (leaseTakenAt === undefined && exitedAt === undefined) {
-    const startedAt = (await readLease(db, PRUNE_JOB))?.lastStartedAt?.getTime();
-    if (startedAt !== undefined && startedAt >= spawnedAt - 1000) leaseTakenAt = startedAt;
-    else await sleep(50);
-  }
-  const pruneStarted = Date.now();
-  const pruning: number[] = [];
-  for (let index = 1; index <= plan.pruneWindows; index += 1) {
-    const { p99Ms, note } = await window();
-    pruning.push(p99Ms);
-    pruneSeries.push({ x: Math.round((Date.now() - pruneStarted) / 1000), value: p99Ms, note });
-  }
-  const finished = exitedAt !== undefined;
-  const stoppedAt = Date.now();
-  if (!finished) pruner.kill('SIGKILL');
-  await exited;
-  const pruneSeconds = ((exitedAt ?? stoppedAt) - pruneStarted) / 1000;
-  const deleted = before - (await countPairs(db));
-  // The rate counts from when the prune took its lease, not from the spawn.
-  const deletingSeconds = Math.max(0.001, ((exitedAt ?? stoppedAt) - (leaseTakenAt ?? pruneStarted)) / 1000);
-  const deletedRate = deleted / deletingSeconds;
-  const prunable = Math.round(rows * PRUNABLE_SHARE);
-  const [idleWorst, worst] = [Math.max(...idle), Math.max(...pruning)];
-  const withinTwice = worst <= 2 * Math.max(idleWorst, 1);
-  const pruneVerdict =
-    `at ${shortCount(rows)} rows, batches of ${DEFAULT_BATCH_SIZE} at a ${DEFAULT_PRUNE_DUTY_PERCENT}% duty cycle, p99 ≤ 2× idle while pruning: ${withinTwice ? 'yes' : 'no'} ` +
-    `(worst ${plan.pruneWindowSeconds} s window ${idleWorst} ms without the prune, ${worst} ms with it; median ${median(idle)} → ${median(pruning)} ms); ` +
-    `${finished ? 'the prune finished in' : 'stopped after'} ${pruneSeconds.toFixed(0)} s, ${deleted} rows deleted in its ${deletingSeconds.toFixed(0)} s under the lease ≈ ${Math.round(deletedRate)} rows/s: the ${shortCount(prunable)} expired rows would take ≈ ${Math.max(1, Math.round(prunable / Math.max(deletedRate, 1) / 60))} min`;
-  context.log(`tokens ${context.kind}: prune ${pruneVerdict}`);
-
-  const store = context.kind;
-  return [
-    { id: 'tokens-userinfo', title: 'userinfo throughput as token_pairs grows', xLabel: 'rows in token_pairs', yLabel: 'req/s', logX: true, store, points: userinfo, verdict: growthVerdict(userinfo, capped) },
-    { id: 'tokens-refresh', title: 'refresh grant throughput as token_pairs grows', xLabel: 'rows in token_pairs', yLabel: 'req/s', logX: true, store, points: refresh, verdict: growthVerdict(refresh, capped) },
-    {
-      id: 'tokens-prune',
-      title: 'userinfo p99 while the prune deletes expired pairs',
-      xLabel: 'seconds since the prune started (before 0: without it)',
-      yLabel: 'userinfo p99 ms',
-      store,
-      points: pruneSeries,
-      verdict: pruneVerdict,
-    },
-  ];
 }
 
 export const tokensScenario: ScaleScenario = { name: 'tokens', run };
