@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { fetchPage, pageWindow, type Page, type PageArgs, type SortKey } from '../member/pagination.js';
+import { fetchPage, pageWindow, type Page, type PageArgs, type SortKey, withNodes } from '../member/pagination.js';
 import { consultingServiceColumns, consultingServiceFromRow, consultingServicesOfSite, coursesOfServices, type ConsultingServiceData, type ConsultingServiceRow } from '../data/consulting-services.js';
 import { compareSlots, consultingSlotColumns, consultingSlotFromRow, currentSlots, weekdayName, type ConsultingSlotRow, type Weekday } from '../data/consulting-slots.js';
 import { CATALOGUE_LIMITS, type CatalogContext } from './context.js';
@@ -75,9 +75,9 @@ export async function listOfferedConsultingServices(ctx: CatalogContext, args: P
   const services = page.nodes.map(consultingServiceFromRow);
   const ids = services.map((service) => service.id);
   const [courses, slots] = await Promise.all([coursesOf(ctx, ids), slotsOf(ctx, ids)]);
-  return {
-    ...page,
-    nodes: services.map((service) => ({
+  return withNodes(
+    page,
+    services.map((service) => ({
       id: service.id,
       title: service.title,
       description: service.description,
@@ -87,7 +87,7 @@ export async function listOfferedConsultingServices(ctx: CatalogContext, args: P
       courses: courses.get(service.id) ?? [],
       weeklySlots: slots.get(service.id) ?? [],
     })),
-  };
+  );
 }
 
 /** Number of published consulting services at the site. */

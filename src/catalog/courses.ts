@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { fetchPage, pageWindow, type Page, type PageArgs, type SortKey } from '../member/pagination.js';
+import { fetchPage, pageWindow, type Page, type PageArgs, type SortKey, withNodes } from '../member/pagination.js';
 import { ValidationError } from '../shared/errors.js';
 import { CATALOGUE_LIMITS, type CatalogContext } from './context.js';
 import { containsPattern } from '../db/queries.js';
@@ -153,7 +153,7 @@ export async function listPublicCourses(ctx: CatalogContext, args: PageArgs & { 
     COURSE_ORDER,
     window,
   );
-  return { ...page, nodes: await toPublicCourses(ctx, page.nodes) };
+  return withNodes(page, await toPublicCourses(ctx, page.nodes));
 }
 
 /** Number of published courses at the site. */

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { eventColumns, eventFromRow, eventPlace, eventsOfSite, eventUrl, liveRegistrationCounts, type EventData, type EventRow } from '../data/events.js';
-import { fetchPage, pageWindow, type Page, type PageArgs, type SortKey } from '../member/pagination.js';
+import { fetchPage, pageWindow, type Page, type PageArgs, type SortKey, withNodes } from '../member/pagination.js';
 import { CATALOGUE_LIMITS, type CatalogContext } from './context.js';
 import type { Money } from '../shared/money.js';
 
@@ -50,11 +50,12 @@ export async function listUpcomingPublicEvents(ctx: CatalogContext, args: PageAr
     ctx.db,
     events.map((event) => event.id),
   );
-  return { ...page, nodes: events.map((event) => publicEvent(ctx, event, taken.get(event.id) ?? 0)) };
+  return withNodes(page, events.map((event) => publicEvent(ctx, event, taken.get(event.id) ?? 0)));
 }
 
 /** What a visitor may see of an event, with the places `taken` by live registrations. */
 function publicEvent(ctx: CatalogContext, event: EventData, taken: number): PublicEvent {
+  const place = eventPlace(event);
   return {
     id: event.id,
     slug: event.slug,
@@ -63,7 +64,8 @@ function publicEvent(ctx: CatalogContext, event: EventData, taken: number): Publ
     startAt: event.startsAt,
     endAt: event.endsAt,
     timezone: event.timezone,
-    ...eventPlace(event),
+    isOnline: place.isOnline,
+    venue: place.venue,
     url: eventUrl(ctx.site.origin, event.slug),
     capacity: event.capacity,
     spotsLeft: event.capacity === null ? null : Math.max(0, event.capacity - taken),

@@ -120,7 +120,7 @@ export async function lectureTotals(db: Queryable, courseIds: readonly number[])
 
 /** The syllabus counts of many courses: `sectionCounts` and `lectureTotals` together. */
 export function syllabusCounts(courseIds: readonly number[], sections: ReadonlyMap<number, number>, lectures: ReadonlyMap<number, Omit<SyllabusCounts, 'sectionCount'>>): Map<number, SyllabusCounts> {
-  return new Map(courseIds.map((id) => [id, { ...emptySyllabusCounts(), sectionCount: sections.get(id) ?? 0, ...lectures.get(id) }]));
+  return new Map(courseIds.map((id) => [id, Object.assign(emptySyllabusCounts(), { sectionCount: sections.get(id) ?? 0 }, lectures.get(id))]));
 }
 
 /**

@@ -95,7 +95,7 @@ export async function listSiteTrustedDocuments(db: Queryable, siteId: number): P
     .select(...COLUMNS.map((column) => `d.${column} as ${column}`), 'c.id as client_ref', 'c.client_id as client_id', 'c.name as client_name', 'c.kind as client_kind')) as Array<
     TrustedDocumentRow & { client_ref: number | string; client_id: string; client_name: string; client_kind: string }
   >;
-  return rows.map((row) => ({ ...recordFromRow(row), clientRef: Number(row.client_ref), clientId: row.client_id, clientName: row.client_name, clientKind: row.client_kind }));
+  return rows.map((row) => Object.assign(recordFromRow(row), { clientRef: Number(row.client_ref), clientId: row.client_id, clientName: row.client_name, clientKind: row.client_kind }));
 }
 
 /** The ids of one client's documents. */

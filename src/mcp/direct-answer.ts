@@ -80,7 +80,7 @@ export async function answerDirectly(message: unknown, headers: IncomingHttpHead
     return null;
   }
   // 2026-07-28 results say they are complete and name the server (the revision's result envelope).
-  const answered = era === 'modern' ? { ...result, resultType: 'complete', _meta: { ...result._meta, [SERVER_INFO_META_KEY]: serverInfoOf(session.site) } } : result;
+  const answered = era === 'modern' ? Object.assign({}, result, { resultType: 'complete', _meta: Object.assign({}, result._meta, { [SERVER_INFO_META_KEY]: serverInfoOf(session.site) }) }) : result;
   // As JSON.stringify({ result, jsonrpc, id }) would write it, with the structured JSON written once (src/mcp/result-json.ts).
   return `{"result":${resultJson(answered)},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
 }

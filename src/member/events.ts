@@ -2,7 +2,7 @@ import { eventRegistrationColumns, eventRegistrationFromRow, type EventRegistrat
 import { renamedBack } from '../data/columns.js';
 import { eventColumns, eventFromRow, eventPlace, eventUrl, type EventRow } from '../data/events.js';
 import type { MemberContext } from './context.js';
-import { DEFAULT_LIMITS, fetchPage, pageWindow, type Page, type PageArgs, type SortKey } from './pagination.js';
+import { DEFAULT_LIMITS, fetchPage, pageWindow, type Page, type PageArgs, type SortKey, withNodes } from './pagination.js';
 
 /** State of a registration, in the API's vocabulary (stored: registered | attended | no_show | canceled). */
 export type EventRegistrationState = 'REGISTERED' | 'CHECKED_IN' | 'CANCELED';
@@ -76,11 +76,12 @@ export async function listEventRegistrations(ctx: MemberContext, args: PageArgs)
       // The registration's event_id is the event's id, which the renamed event columns carry.
       .select(...eventRegistrationColumns('event_registrations', ['event_id']), ...eventColumns('events', EVENT_RENAMES));
   const page = await fetchPage<RegistrationRow & Record<string, unknown>>(base, EVENT_REGISTRATIONS_ORDER, window);
-  return {
-    ...page,
-    nodes: page.nodes.map((row) => {
+  return withNodes(
+    page,
+    page.nodes.map((row) => {
       const registration = eventRegistrationFromRow(row);
       const event = eventFromRow(renamedBack<EventRow>(row, EVENT_RENAMES));
+      const place = eventPlace(event);
       return {
         id: registration.id,
         state: registrationState(registration.state),
@@ -97,10 +98,11 @@ export async function listEventRegistrations(ctx: MemberContext, args: PageArgs)
           startAt: event.startsAt,
           endAt: event.endsAt,
           timezone: event.timezone,
-          ...eventPlace(event),
+          isOnline: place.isOnline,
+          venue: place.venue,
           url: eventUrl(ctx.site.origin, event.slug),
         },
       };
     }),
-  };
+  );
 }

@@ -4,7 +4,7 @@ import { ValidationError } from '../shared/errors.js';
 import type { MemberContext } from './context.js';
 import { MEETING_STATES, type MeetingFilter, type MeetingState } from './services.js';
 import { encodeNodeId } from './ids.js';
-import { fetchPage, pageWindow, SPEC_LIMITED, type Page, type PageArgs, type SortKey } from './pagination.js';
+import { fetchPage, pageWindow, SPEC_LIMITED, type Page, type PageArgs, type SortKey, withNodes } from './pagination.js';
 
 /**
  * The viewer's own meetings (spec: "Consulting", `viewer.consultingMeetings`, variant A): meetings of consulting
@@ -126,7 +126,7 @@ export async function listViewerMeetings(ctx: MemberContext, args: PageArgs & { 
   checkFilter(args.filter);
   const window = pageWindow(args, SPEC_LIMITED, MEETING_ORDER);
   const page = await fetchPage<MeetingRow & Record<string, unknown>>(() => viewerMeetingsQuery(ctx, args.filter), MEETING_ORDER, window);
-  return { ...page, nodes: page.nodes.map((row) => toViewerMeeting(ctx, row)) };
+  return withNodes(page, page.nodes.map((row) => toViewerMeeting(ctx, row)));
 }
 
 /** Counts per key from a `select key, count(*) group by key` over `keys`; 0 for keys without rows. */

@@ -3,7 +3,7 @@ import { requireDate, toDate } from '../db/connection.js';
 import { NotFoundError, ValidationError } from '../shared/errors.js';
 import type { MemberContext } from './context.js';
 import { decodeNodeId, encodeNodeId } from './ids.js';
-import { DEFAULT_LIMITS, fetchPage, pageWindow, type Page, type PageArgs, type SortKey } from './pagination.js';
+import { DEFAULT_LIMITS, fetchPage, pageWindow, type Page, type PageArgs, type SortKey, withNodes } from './pagination.js';
 
 /**
  * The viewer's notification inbox at the context's site (spec: viewer, `notifications`, `unreadNotificationCount`,
@@ -139,7 +139,7 @@ export async function listViewerNotifications(ctx: MemberContext, args: PageArgs
     NOTIFICATION_ORDER,
     window,
   );
-  return { ...page, nodes: page.nodes.map(toViewerNotification) };
+  return withNodes(page, page.nodes.map(toViewerNotification));
 }
 
 /** Number of unread notifications in the viewer's inbox (read fresh, so a mutation payload sees its own change). */

@@ -15,7 +15,7 @@ import {
 } from '../data/payments.js';
 import type { MemberContext } from './context.js';
 import { encodeNodeId, type NodeType } from './ids.js';
-import { fetchPage, pageWindow, SPEC_LIMITED, type Page, type PageArgs, type SortKey } from './pagination.js';
+import { fetchPage, pageWindow, SPEC_LIMITED, type Page, type PageArgs, type SortKey, withNodes } from './pagination.js';
 
 /**
  * The viewer's own payments (spec: "Payment node", `viewer.payments`, variant A). One record per payment row: a
@@ -253,7 +253,7 @@ export function paymentFromRow(row: PaymentRow, now: Date): ViewerPayment {
 export async function listViewerPayments(ctx: MemberContext, args: PageArgs): Promise<Page<ViewerPayment>> {
   const window = pageWindow(args, SPEC_LIMITED, PAYMENT_ORDER);
   const page = await fetchPage<PaymentRow>(() => viewerPaymentsQuery(ctx), PAYMENT_ORDER, window);
-  return { ...page, nodes: page.nodes.map((row) => paymentFromRow(row, ctx.now)) };
+  return withNodes(page, page.nodes.map((row) => paymentFromRow(row, ctx.now)));
 }
 
 /** Rows of a payment sub-table for many payments in one query, grouped by payment id in `keys` order. */

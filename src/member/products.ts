@@ -9,7 +9,7 @@ import {
   type DigitalProductRow,
 } from '../data/digital-products.js';
 import type { MemberContext } from './context.js';
-import { DEFAULT_LIMITS, fetchPage, pageWindow, type Page, type PageArgs, type SortKey } from './pagination.js';
+import { DEFAULT_LIMITS, fetchPage, pageWindow, type Page, type PageArgs, type SortKey, withNodes } from './pagination.js';
 
 /**
  * A digital product the viewer may download here (spec: viewer `digitalProducts`): an entitlement, not an order, so
@@ -62,9 +62,9 @@ export async function listDigitalProducts(ctx: MemberContext, args: PageArgs): P
       .where((current) => current.whereNull('digital_product_ownerships.expires_at').orWhere('digital_product_ownerships.expires_at', '>', ctx.now))
       .select(...ownershipColumns(), ...prefixedColumns('digital_products', DIGITAL_PRODUCT_COLUMNS, PRODUCT_PREFIX));
   const page = await fetchPage<OwnedProductRow>(base, DIGITAL_PRODUCTS_ORDER, window);
-  return {
-    ...page,
-    nodes: page.nodes.map((row) => {
+  return withNodes(
+    page,
+    page.nodes.map((row) => {
       const ownership = ownershipFromRow(row);
       const product = digitalProductFromRow(unprefixed<DigitalProductRow>(row, DIGITAL_PRODUCT_COLUMNS, PRODUCT_PREFIX));
       return {
@@ -80,5 +80,5 @@ export async function listDigitalProducts(ctx: MemberContext, args: PageArgs): P
         expiresAt: ownership.expiresAt,
       };
     }),
-  };
+  );
 }

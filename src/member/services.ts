@@ -5,7 +5,7 @@ import { compareSlots, consultingSlotColumns, consultingSlotFromRow, currentSlot
 import { ValidationError } from '../shared/errors.js';
 import type { MemberContext } from './context.js';
 import { trimPage } from '../db/keyset.js';
-import { DEFAULT_LIMITS, encodeCursor, fetchPage, pageFlags, pageWindow, withinWindow, type Page, type PageArgs, type PageWindow, type SortKey } from './pagination.js';
+import { DEFAULT_LIMITS, encodeCursor, fetchPage, pageFlags, pageWindow, withinWindow, type Page, type PageArgs, type PageWindow, type SortKey, withNodes } from './pagination.js';
 
 export { MEETING_STATES, type MeetingState } from '../data/meetings.js';
 
@@ -121,7 +121,7 @@ export async function listConsultingServices(ctx: MemberContext, args: PageArgs)
       )
       .select(consultingServiceColumns());
   const page = await fetchPage<ConsultingServiceRow & Record<string, unknown>>(base, SERVICES_ORDER, window);
-  return { ...page, nodes: page.nodes.map(serviceFromRow) };
+  return withNodes(page, page.nodes.map(serviceFromRow));
 }
 
 /**
@@ -263,8 +263,8 @@ async function loadServiceMeetingPages(ctx: MemberContext, serviceIds: readonly 
     return {
       nodes,
       cursors: nodes.map((node) => encodeCursor([node.startAt.getTime(), node.id])),
-      ...pageFlags(window, page.hasMore),
       totalCount: totalByService.get(serviceId) ?? 0,
+      ...pageFlags(window, page.hasMore),
     };
   });
 }

@@ -42,7 +42,7 @@ export interface AccessCredentials {
 
 /** The one reading of a resource request, shared by userinfo, the member GraphQL API, /mcp and the admin API. */
 export function resourceRequestOf(ctx: SiteContext, config: Pick<Config, 'dpopNonceRequired'>): ResourceRequest {
-  return { ...dpopRequestOf(ctx.state.site, ctx, config.dpopNonceRequired), authorization: ctx.get('authorization') || undefined };
+  return Object.assign(dpopRequestOf(ctx.state.site, ctx, config.dpopNonceRequired), { authorization: ctx.get('authorization') || undefined });
 }
 
 /** The token and scheme of the Authorization header, or null when the header is absent. */

@@ -46,5 +46,5 @@ export async function passMemberTokenGate(services: GateServices, site: Site, re
   const verified = await verifyAccessToken(services.db, site, credentials, request);
   if (verified.userId === null && rules.ownerlessRefusal !== null) throw new InvalidTokenError(site.origin, rules.ownerlessRefusal);
   if (services.variant.schoolBoundMemberTokens) requireSchoolBinding(site, verified);
-  return { ...verified, token: credentials.token };
+  return Object.assign(verified, { token: credentials.token });
 }

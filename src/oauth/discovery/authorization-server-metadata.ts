@@ -33,14 +33,17 @@ function introspection(origin: string, variant: VariantProfile): AuthorizationSe
  */
 export function authorizationServerMetadata(site: Site, variant: VariantProfile): AuthorizationServerMetadata {
   const origin = site.origin;
-  return {
+  // Object.assign keeps the fields in this order; a spread followed by the rest would cost about a microsecond per
+  // field on Node 20 (docs/performance.md, "Object spreads on Node 20").
+  const endpoints = {
     issuer: origin,
     authorization_endpoint: siteUrl(origin, OAUTH_PATHS.authorize),
     token_endpoint: siteUrl(origin, OAUTH_PATHS.token),
     userinfo_endpoint: siteUrl(origin, OAUTH_PATHS.userinfo),
     revocation_endpoint: siteUrl(origin, OAUTH_PATHS.revoke),
     registration_endpoint: siteUrl(origin, OAUTH_PATHS.register),
-    ...introspection(origin, variant),
+  };
+  return Object.assign(endpoints, introspection(origin, variant), {
     jwks_uri: siteUrl(origin, OAUTH_PATHS.jwks),
     // The full Scopes table of the spec, member and operator scopes alike; each client holds a subset.
     scopes_supported: ALL_SCOPES,
@@ -68,5 +71,5 @@ export function authorizationServerMetadata(site: Site, variant: VariantProfile)
     backchannel_logout_supported: true,
     backchannel_logout_session_supported: true,
     service_documentation: siteUrl(origin, '/auth.md'),
-  };
+  });
 }

@@ -9,10 +9,9 @@ import { authorizationServerMetadata, type AuthorizationServerMetadata } from '.
  * otherwise claim support we do not have (`request_uri_parameter_supported` defaults to true).
  */
 export function openidConfiguration(site: Site, variant: VariantProfile): AuthorizationServerMetadata {
-  return {
-    ...authorizationServerMetadata(site, variant),
+  return Object.assign(authorizationServerMetadata(site, variant), {
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
-  };
+  });
 }

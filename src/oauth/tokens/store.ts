@@ -98,8 +98,9 @@ export function accessPairFromRow(row: Pick<PairRow, (typeof ACCESS_PAIR_COLUMNS
 }
 
 export function pairFromRow(row: PairRow): TokenPair {
-  return {
-    ...accessPairFromRow(row),
+  // Object.assign, not a spread followed by more properties: on Node 20 each property after a spread costs about a
+  // microsecond (docs/performance.md, "Object spreads on Node 20").
+  return Object.assign(accessPairFromRow(row), {
     grantId: row.grant_id,
     clientRef: row.client_ref,
     refreshExpiresAt: toDate(row.refresh_expires_at),
@@ -109,7 +110,7 @@ export function pairFromRow(row: PairRow): TokenPair {
     rotationCounter: row.rotation_counter,
     createdAt: requireDate(row.created_at),
     sid: row.sid ?? null,
-  };
+  });
 }
 
 export interface NewPair {

@@ -100,8 +100,10 @@ export async function readAccessToken(db: Database, token: string): Promise<Pres
   const rows = await selectAccessToken(db, sha256Hex(token));
   const row = rows[0];
   if (!row) return null;
+  const { user, roles } = ownerFrom(rows);
   return {
-    ...ownerFrom(rows),
+    user,
+    roles,
     pair: accessPairFromRow(row),
     client: { ref: row.client__id as number, clientId: row.client__client_id as string, audience: audienceOf(row.client__audience), kind: row.client__kind as ClientKind },
   };
@@ -112,8 +114,10 @@ export async function readRefreshToken(db: Database, token: string): Promise<Pre
   const rows = await selectRefreshToken(db, sha256Hex(token));
   const row = rows[0];
   if (!row) return null;
+  const { user, roles } = ownerFrom(rows);
   return {
-    ...ownerFrom(rows),
+    user,
+    roles,
     pair: pairFromRow(row),
     client: clientFromRow(unaliased<ClientRow>(row, CLIENT_COLUMNS)),
     clientSecretHash: (row.client__secret_hash as string | null | undefined) ?? null,

@@ -17,7 +17,7 @@ export const listMyCourses = defineTool({
   scopes: ['account:read'],
   input: z.object(pageInput(DEFAULT_LIMITS.defaultSize, DEFAULT_LIMITS.maxSize)),
   output: z.object({
-    courses: z.array(z.object({ ...enrolledCourseFields, progress: progressOutput, lastWatchedLecture: lastWatchedOutput })),
+    courses: z.array(z.object(enrolledCourseFields).extend({ progress: progressOutput, lastWatchedLecture: lastWatchedOutput })),
     pageInfo,
     totalCount,
   }),
@@ -29,11 +29,12 @@ export const listMyCourses = defineTool({
     const page = await listEnrolledCourses(member, { first: input.first ?? null, after: input.cursor ?? null });
     // Every course's progress comes from one grouped query over the page's courses (counts, not lecture rows).
     const courses = await Promise.all(
-      page.nodes.map(async (course) => ({
-        ...enrolledCourseOutput(course, member.now),
-        progress: await progressSummary(member, course),
-        lastWatchedLecture: lastWatchedOutputOf(lastWatched(course)),
-      })),
+      page.nodes.map(async (course) =>
+        Object.assign(enrolledCourseOutput(course, member.now), {
+          progress: await progressSummary(member, course),
+          lastWatchedLecture: lastWatchedOutputOf(lastWatched(course)),
+        }),
+      ),
     );
     return {
       courses,

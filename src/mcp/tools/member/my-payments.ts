@@ -93,7 +93,7 @@ export const listMyPayments = defineTool({
           expiredAt: optionalDateTime(payment.expiredAt),
           installment: payment.installment,
           adjustments,
-          invoice: invoice === null ? null : { ...invoice, issuedAt: optionalDateTime(invoice.issuedAt) },
+          invoice: invoice === null ? null : Object.assign({}, invoice, { issuedAt: optionalDateTime(invoice.issuedAt) }),
           lineitems,
         };
       }),

@@ -44,11 +44,12 @@ export const listConsultingServices = defineTool({
   async run(input, context) {
     const page = await listOfferedConsultingServices(context.catalog(), { first: input.first ?? null, after: input.cursor ?? null });
     return {
-      services: page.nodes.map((service) => ({
-        ...service,
-        id: encodeNodeId('ConsultingService', service.id),
-        courses: service.courses.map((course) => ({ ...course, id: encodeNodeId('Course', course.id) })),
-      })),
+      services: page.nodes.map((service) =>
+        Object.assign({}, service, {
+          id: encodeNodeId('ConsultingService', service.id),
+          courses: service.courses.map((course) => Object.assign({}, course, { id: encodeNodeId('Course', course.id) })),
+        }),
+      ),
       pageInfo: forwardPageInfo(page),
       totalCount: page.totalCount,
     };

@@ -20,5 +20,5 @@ export const publicCourseOutput = z.object({
 });
 
 export function toPublicCourseOutput(course: PublicCourse): z.input<typeof publicCourseOutput> {
-  return { ...course, id: encodeNodeId('Course', course.id) };
+  return Object.assign({}, course, { id: encodeNodeId('Course', course.id) });
 }

@@ -29,6 +29,6 @@ export const getSchoolProfile = defineTool({
   }),
   annotations: READ_ONLY,
   async run(_input, context) {
-    return { ...(await schoolProfile(context.catalog())), agentGuide: `${context.site.origin}/auth.md` };
+    return Object.assign({}, await schoolProfile(context.catalog()), { agentGuide: `${context.site.origin}/auth.md` });
   },
 });

@@ -38,7 +38,7 @@ export const listUpcomingEvents = defineTool({
   async run(input, context) {
     const page = await listUpcomingPublicEvents(context.catalog(), { first: input.first ?? null, after: input.cursor ?? null });
     return {
-      events: page.nodes.map((event) => ({ ...event, id: encodeNodeId('Event', event.id), startAt: formatDateTime(event.startAt), endAt: formatDateTime(event.endAt) })),
+      events: page.nodes.map((event) => Object.assign({}, event, { id: encodeNodeId('Event', event.id), startAt: formatDateTime(event.startAt), endAt: formatDateTime(event.endAt) })),
       pageInfo: forwardPageInfo(page),
       totalCount: page.totalCount,
     };
