@@ -4,7 +4,6 @@
  * each connection alternates userinfo and the full syllabus query (20 courses × 50 lectures). Samples RSS from
  * /proc every BENCH_MEMORY_SAMPLE_SECONDS (5); the peak is the kernel's high-water mark (VmHWM), not a sample.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import autocannon from 'autocannon';
@@ -12,12 +11,11 @@ import { findUserByEmail } from '../../src/accounts/users.js';
 import { variantProfile } from '../../src/variant.js';
 import { importSiteDocument } from '../../src/import/import-site.js';
 import { insertPair, newGrantId } from '../../src/oauth/tokens/store.js';
-import { PROJECT_ROOT } from '../../src/shared/paths.js';
 import { createSite } from '../../src/sites/sites.js';
 import { createScratchDatabase, type DatabaseKind } from '../support/databases.js';
 import { memberToken } from '../support/member-api.js';
 import { makeClient } from '../support/oauth-fixtures.js';
-import { CONNECTIONS, PRODUCT_NODE_FLAGS, startProcess } from './harness.js';
+import { CONNECTIONS, PRODUCT_ENTRY, PRODUCT_NODE_FLAGS, startProcess } from './harness.js';
 import { BENCH_MEMBER_EMAIL, SYLLABUS_QUERY, syllabusDocument } from './syllabus-data.js';
 
 const LOAD_SECONDS = Number(process.env.BENCH_MEMORY_SECONDS ?? 180);
@@ -41,7 +39,7 @@ const verdict = (value: number, target: number) => `${mb(value)} MB (target ≤ 
 
 async function measure(kind: DatabaseKind, variant: 'A' | 'B'): Promise<void> {
   const scratch = await createScratchDatabase(kind);
-  const product = await startProcess('dist/src/main.js', { DATABASE_URL: scratch.url, SCHOOLGATE_VARIANT: variant, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'production', LOG_LEVEL: 'info', SCHOOLGATE_DEMO: 'false', SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0' }, PRODUCT_NODE_FLAGS);
+  const product = await startProcess(PRODUCT_ENTRY, { DATABASE_URL: scratch.url, SCHOOLGATE_VARIANT: variant, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'production', LOG_LEVEL: 'info', SCHOOLGATE_DEMO: 'false', SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0' }, PRODUCT_NODE_FLAGS);
   const pid = product.child.pid;
   if (pid === undefined) throw new Error('the product process has no pid');
   try {
@@ -79,7 +77,7 @@ async function measure(kind: DatabaseKind, variant: 'A' | 'B'): Promise<void> {
     const after = residentMemory(pid);
 
     const curve = (points: Array<{ second: number; rss: number }>) => points.map((point) => `${point.second}: ${mb(point.rss)}`).join(', ');
-    process.stdout.write(`\nschoolgate memory (${kind}, variant ${variant}): node ${[...PRODUCT_NODE_FLAGS, 'dist/src/main.js'].join(' ')}, ${CONNECTIONS} connections, ${LOAD_SECONDS}s of userinfo + syllabus, Node ${process.version}\n\n`);
+    process.stdout.write(`\nschoolgate memory (${kind}, variant ${variant}): node ${[...PRODUCT_NODE_FLAGS, PRODUCT_ENTRY].join(' ')}, ${CONNECTIONS} connections, ${LOAD_SECONDS}s of userinfo + syllabus, Node ${process.version}\n\n`);
     process.stdout.write(`RSS while idle after start-up (s: MB): ${curve(idleCurve)}\n`);
     process.stdout.write(`RSS under load, every ${SAMPLE_SECONDS}s (s: MB): ${curve(samples)}\n\n`);
     process.stdout.write(`| measure | value |\n| --- | --- |\n`);
@@ -94,8 +92,7 @@ async function measure(kind: DatabaseKind, variant: 'A' | 'B'): Promise<void> {
   }
 }
 
-/** Builds dist/ first, as `npm start` does, then measures each store (MariaDB first). */
+/** Measures each store (MariaDB first) on the build run.ts made. */
 export async function memoryBench(kinds: DatabaseKind[], variant: 'A' | 'B'): Promise<void> {
-  execFileSync('npm', ['run', '-s', 'build'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
   for (const kind of kinds) await measure(kind, variant);
 }

@@ -6,6 +6,8 @@
  * same database. Each floor runs the product's exact SQL (captured from the product's code in this process before
  * timing, test/bench/floors/statements.ts) as prepared statements. Loopback only, bounded in time.
  *
+ * The product is the build of the sources (dist/, compiled first when stale), as `npm start` runs it.
+ *
  * `npm run bench -- --memory` measures resident memory instead (test/bench/memory.ts).
  *
  * For profiling: BENCH_ONLY=<regex> runs the comparisons whose name matches; BENCH_CPU_PROF=<dir> writes a V8 CPU
@@ -15,7 +17,7 @@ import { createSite } from '../../src/sites/sites.js';
 import { createScratchDatabase, type DatabaseKind } from '../support/databases.js';
 import { captureFromProduct } from './floors/capture.js';
 import { STATEMENTS_PATH } from './floors/index.js';
-import { bareKoa, compare, PRODUCT_NODE_FLAGS, printComparisons, run, startProcess, type BenchContext, type ComparisonResult } from './harness.js';
+import { bareKoa, buildProduct, compare, PRODUCT_ENTRY, PRODUCT_NODE_FLAGS, printComparisons, run, startProcess, type BenchContext, type ComparisonResult } from './harness.js';
 import { mcpComparisons } from './mcp.bench.js';
 import { memoryBench } from './memory.js';
 import { oauthComparisons } from './oauth.bench.js';
@@ -27,6 +29,8 @@ const kinds: DatabaseKind[] = process.env.BENCH_DATABASE === 'mysql' || process.
 const variant = process.env.SCHOOLGATE_VARIANT === 'B' ? 'B' : 'A';
 const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : null;
 const profiling = (side: string) => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', `${process.env.BENCH_CPU_PROF}/${side}`] : []);
+
+buildProduct();
 
 if (process.argv.includes('--memory')) {
   await memoryBench(kinds, variant);
@@ -41,7 +45,7 @@ process.stdout.write(`bare Koa route on this machine: ${bareFigures.requestsPerS
 for (const kind of kinds) {
   const scratch = await createScratchDatabase(kind);
   const env = { DATABASE_URL: scratch.url, SCHOOLGATE_VARIANT: variant };
-  const product = await startProcess('src/main.ts', { ...env, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'production', LOG_LEVEL: 'info', SCHOOLGATE_DEMO: 'false', SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0' }, [...PRODUCT_NODE_FLAGS, ...profiling('product')]);
+  const product = await startProcess(PRODUCT_ENTRY, { ...env, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'production', LOG_LEVEL: 'info', SCHOOLGATE_DEMO: 'false', SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0' }, [...PRODUCT_NODE_FLAGS, ...profiling('product')]);
   const floors = await startProcess('test/bench/floors/server.ts', env, profiling('floor'));
   try {
     const site = await createSite(scratch.db, { origin: product.url, name: 'Bench School', subdomain: 'bench' });

@@ -1,7 +1,7 @@
 /**
  * bench:scale, import: `schoolgate import FILE` of a school with 1,000, 10,000 and 100,000 users, each enrolled in one
  * of its courses with a resume point and progress on three lectures, as an operator runs it: the CLI in a process of its
- * own (from the TypeScript sources, `node --import tsx src/cli/main.ts`, so no build is needed), its document written
+ * own (the build, `node dist/src/cli/main.js`, which the `schoolgate` command runs), its document written
  * to disk first. Reported: users/s over the command's wall time (start-up included), whether the time per user stays
  * the same as the school grows (linear), and the import process's peak resident memory (VmHWM, read from /proc while it
  * runs), next to the size of the document.
@@ -17,6 +17,7 @@ import { importSiteDocument } from '../../../src/import/import-site.js';
 import { PROJECT_ROOT } from '../../../src/shared/paths.js';
 import { createScratchDatabase } from '../../support/databases.js';
 import { TEST_KEY_ENCRYPTION_ENV } from '../../support/key-encryption.js';
+import { CLI_ENTRY } from '../harness.js';
 import { percentFrom, shortCount } from './load.js';
 import { residentMemoryMb } from './probes.js';
 import type { ScaleContext, ScaleScenario, ScaleSeries } from './types.js';
@@ -86,7 +87,7 @@ interface ImportRun {
 function importInProcess(file: string, databaseUrl: string): Promise<ImportRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--json', 'import', file], {
+    const child = spawn(process.execPath, [CLI_ENTRY, '--json', 'import', file], {
       cwd: PROJECT_ROOT,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...TEST_KEY_ENCRYPTION_ENV, DATABASE_URL: databaseUrl },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,7 +5,7 @@
 import os from 'node:os';
 import autocannon from 'autocannon';
 import type { Variant } from '../../../src/config/config.js';
-import { startProcess, type ServerProcess, type Target } from '../harness.js';
+import { PRODUCT_ENTRY, startProcess, type ServerProcess, type Target } from '../harness.js';
 
 /** The variant the product runs as (SCHOOLGATE_VARIANT, as for `npm run bench`). */
 export const VARIANT: Variant = process.env.SCHOOLGATE_VARIANT === 'B' ? 'B' : 'A';
@@ -35,9 +35,9 @@ export async function load(target: Target, options: { connections: number; secon
   return { requestsPerSecond: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, failures: result.non2xx + result.errors, failureKinds: failureKinds(result) };
 }
 
-/** The product on `databaseUrl`, as the bench runs it: production mode, logging at info, no prune job of its own. */
+/** The product on `databaseUrl`, as the bench runs it: the build (run.ts makes it), production mode, logging at info, no prune job of its own. */
 export function startProduct(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  return startProcess('src/main.ts', {
+  return startProcess(PRODUCT_ENTRY, {
     DATABASE_URL: databaseUrl,
     HOST: '127.0.0.1',
     PORT: '0',

@@ -12,6 +12,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../../src/shared/paths.js';
+import { buildProduct } from '../harness.js';
 import { connectionsScenario } from './connections.scale.js';
 import { importScenario } from './import.scale.js';
 import { membersScenario } from './members.scale.js';
@@ -33,6 +34,8 @@ if (selected.length === 0) {
   process.exit(2);
 }
 
+// The product and its CLI run as built (dist/), as `npm start` and `schoolgate` run them.
+buildProduct();
 const log = (line: string) => process.stdout.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 const started = performance.now();
 const measured: MeasuredSeries[] = [];

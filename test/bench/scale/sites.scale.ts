@@ -138,7 +138,7 @@ async function run(context: ScaleContext): Promise<ScaleSeries[]> {
       logX: true,
       store,
       points: points.map((point) => ({ x: point.sites, value: point.startupMs })),
-      verdict: `${percentFrom(first.startupMs, last.startupMs)} at ${last.sites.toLocaleString('en')} sites (includes tsx compiling the sources)`,
+      verdict: `${percentFrom(first.startupMs, last.startupMs)} at ${last.sites.toLocaleString('en')} sites (loading the built modules included)`,
     },
     {
       id: 'sites-memory',

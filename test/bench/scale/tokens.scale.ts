@@ -21,7 +21,7 @@ import { createScratchDatabase } from '../../support/databases.js';
 import { TEST_KEY_ENCRYPTION_ENV } from '../../support/key-encryption.js';
 import { ago, DAY, pairRow, type Owner } from '../../support/housekeeping-fixtures.js';
 import { makeClient, makeUser } from '../../support/oauth-fixtures.js';
-import type { Target } from '../harness.js';
+import { CLI_ENTRY, type Target } from '../harness.js';
 import { bulkSession, withoutSecondaryIndexes } from './token-fill.js';
 import { load, percentFrom, seconds, shortCount, startProduct, type LoadFigures } from './load.js';
 import { median, sleep } from './probes.js';
@@ -256,15 +256,15 @@ async function run(context: ScaleContext): Promise<ScaleSeries[]> {
     const idle = pruneSeries.map((point) => point.value);
     const before = await countPairs(db);
     const spawnedAt = Date.now();
-    const pruner = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'prune'], {
+    const pruner = spawn(process.execPath, [CLI_ENTRY, 'prune'], {
       cwd: PROJECT_ROOT,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...TEST_KEY_ENCRYPTION_ENV, DATABASE_URL: scratch.url, SCHOOLGATE_PRUNE_RETENTION_DAYS: String(DEFAULT_RETENTION_DAYS) },
       stdio: 'ignore',
     });
     let exitedAt: number | undefined;
     const exited = new Promise<void>((resolve) => pruner.once('exit', () => resolve(void (exitedAt = Date.now()))));
-    // The windows start once the prune holds its lease: starting the CLI under tsx compiles the sources for seconds,
-    // CPU the requests would lose to the bench's own start-up rather than to the prune.
+    // The windows start once the prune holds its lease: the CLI's start-up (loading its modules) is CPU the requests
+    // would lose to the bench's own start-up rather than to the prune.
     let leaseTakenAt: number | undefined;
     while (leaseTakenAt === undefined && exitedAt === undefined) {
       const startedAt = (await readLease(db, PRUNE_JOB))?.lastStartedAt?.getTime();
