@@ -340,7 +340,7 @@ function finishProgress(progress: CourseProgressRecord, completedDuration: numbe
 const leanLecture: LectureBuilder<LectureRecord> = (_row, lecture) => lecture;
 
 // The lecture record is this row's own: completed in place (on Node 20 every property after a spread costs about a
-// microsecond, a thousand times per syllabus).
+// microsecond: seven per lecture).
 const detailedLecture: LectureBuilder<LectureDetailRecord> = (row, lecture, courseId, sectionId) =>
   Object.assign(lecture, {
     courseId,
