@@ -63,7 +63,8 @@ export class DatabaseHealth {
   private stopped = false;
   private readonly held = new Map<object, number>();
   private readonly listeners = new Set<(change: DatabaseHealthChange) => void>();
-  private outageStarted: { promise: Promise<never>; reject: (error: Error) => void } | null = null;
+  /** The acquisitions queued for a connection, each by the way to fail it when the store is found down. */
+  private readonly queued = new Set<(error: Error) => void>();
 
   constructor(private readonly options: DatabaseHealthOptions) {}
 
@@ -78,17 +79,31 @@ export class DatabaseHealth {
     throw new DatabaseUnavailableError();
   }
 
-  /** Rejects with DatabaseUnavailableError when the state next turns unhealthy: a request queued for a connection stops waiting. */
-  untilUnhealthy(): Promise<never> {
-    if (this.outageStarted === null) {
-      let reject: (error: Error) => void = () => undefined;
-      const promise = new Promise<never>((_, rejectPromise) => {
-        reject = rejectPromise;
-      });
-      promise.catch(() => undefined);
-      this.outageStarted = { promise, reject };
-    }
-    return this.outageStarted.promise;
+  /**
+   * `acquisition` (a pooled connection being waited for), or DatabaseUnavailableError as soon as the state turns
+   * unhealthy before it settles: a request queued for a connection stops waiting. Each waiter is forgotten when it
+   * settles. (Racing every acquisition against one promise that settles only at an outage left a reaction on that
+   * promise per acquisition, and each reaction kept its acquisition's promise alive: the heap grew with every query.)
+   */
+  whileHealthy<T>(acquisition: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queued.add(reject);
+      acquisition.then(
+        (value) => {
+          this.queued.delete(reject);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.queued.delete(reject);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /** How many acquisitions are waiting for a pooled connection now. */
+  get queuedAcquisitions(): number {
+    return this.queued.size;
   }
 
   checkedOut(connection: object): void {
@@ -177,8 +192,8 @@ export class DatabaseHealth {
       // What requests hold now waits on a store that did not answer the probe: cut it, so they answer 503 now.
       for (const connection of this.held.keys()) this.options.abandon(connection);
       // What requests queue for will not come either: they answer 503 now.
-      this.outageStarted?.reject(new DatabaseUnavailableError());
-      this.outageStarted = null;
+      for (const fail of this.queued) fail(new DatabaseUnavailableError());
+      this.queued.clear();
       this.emit({ state: 'unhealthy', cause: suspicion === probeError ? probeError : `${suspicion}; probe: ${probeError}` });
     }
     clearTimeout(this.retryTimer);

@@ -166,7 +166,7 @@ export function guardPool(db: Knex, client: PooledClient, options: { probeInterv
     const started = Date.now();
     try {
       const pending = acquire();
-      const connection = await Promise.race([pending, health.untilUnhealthy()]).catch((error: unknown) => {
+      const connection = await health.whileHealthy(pending).catch((error: unknown) => {
         // Given up on while queued: the connection, if the pool hands one over later, goes straight back.
         if (error instanceof DatabaseUnavailableError) pending.then((late) => release(late), () => undefined);
         throw error;
