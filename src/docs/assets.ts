@@ -27,15 +27,16 @@ const PACKAGE_FILES: Readonly<Record<string, string>> = {
 export const ADMIN_API_SCRIPT = 'admin-api.js';
 export const ADMIN_API_STYLE = 'admin-api.css';
 
-/** A file served from memory under /docs/assets/<name>. */
-export interface AssetFile {
-  body: Buffer;
-  type: string;
-}
+/**
+ * A file served under /docs/assets/<name>: made by the server (`body`, kept in memory) or one of an installed package's
+ * (`file`, read from disk when asked for: the browser bundles are megabytes that a server answering APIs seldom sends).
+ */
+export type AssetFile = { type: string; body: Buffer } | { type: string; file: string };
 
 interface Asset {
-  body: Buffer;
-  type: string;
+  source: AssetFile;
+  /** Bytes of the identity representation. */
+  size: number;
   /** The content hash in an ETag (quoted by the handler, with `-gzip` for the gzipped representation). */
   tag: string;
   /** Short content hash: the `?v=` that makes a URL of this exact content, cached for a year. */
@@ -50,32 +51,39 @@ export interface DocsAssets {
   handler: RouterMiddleware<SiteState>;
 }
 
-function asset(body: Buffer, type: string): Asset {
+function asset(source: AssetFile): Asset {
+  const body = bodyOf(source);
   const hash = createHash('sha256').update(body).digest('base64url');
-  return { body, type, tag: hash.slice(0, 27), version: hash.slice(0, 12), gzipped: null };
+  return { source, size: body.length, tag: hash.slice(0, 27), version: hash.slice(0, 12), gzipped: null };
+}
+
+/** The file's bytes; an installed package's files do not change while the process runs, so its hash stays true. */
+function bodyOf(source: AssetFile): Buffer {
+  return 'body' in source ? source.body : fs.readFileSync(source.file);
 }
 
 /**
- * GET /docs/assets/:name: the allowlisted files, read once at start-up. A name that is not in the list (any other
+ * GET /docs/assets/:name: the allowlisted files, hashed once at start-up. A name that is not in the list (any other
  * file of the package, `..`, an encoded slash) is a 404; nothing is looked up on disk from the request. With the
  * current `?v=` the answer is `immutable` for a year; without it (or with a stale one) for five minutes; an ETag
  * answers revalidation with 304 either way. Text and JSON assets are gzipped on first request when the client accepts it.
  */
 export function docsAssets(folder: string = swaggerUiDistFolder(), extra: ReadonlyMap<string, AssetFile> = new Map()): DocsAssets {
   const assets = new Map<string, Asset>();
-  for (const [name, type] of Object.entries(PACKAGE_FILES)) assets.set(name, asset(fs.readFileSync(path.join(folder, name)), type));
-  assets.set(ADMIN_API_SCRIPT, asset(Buffer.from(SWAGGER_UI_INIT_SCRIPT, 'utf8'), 'text/javascript; charset=utf-8'));
-  assets.set(ADMIN_API_STYLE, asset(Buffer.from(SWAGGER_UI_PAGE_STYLE, 'utf8'), 'text/css; charset=utf-8'));
-  for (const [name, file] of extra) assets.set(name, asset(file.body, file.type));
+  for (const [name, type] of Object.entries(PACKAGE_FILES)) assets.set(name, asset({ file: path.join(folder, name), type }));
+  assets.set(ADMIN_API_SCRIPT, asset({ body: Buffer.from(SWAGGER_UI_INIT_SCRIPT, 'utf8'), type: 'text/javascript; charset=utf-8' }));
+  assets.set(ADMIN_API_STYLE, asset({ body: Buffer.from(SWAGGER_UI_PAGE_STYLE, 'utf8'), type: 'text/css; charset=utf-8' }));
+  for (const [name, file] of extra) assets.set(name, asset(file));
 
   const handler: RouterMiddleware<SiteState> = async (ctx, next) => {
     const name = ctx.params.name ?? '';
     const found = assets.get(name);
     if (!found) return next();
-    const compressible = found.type.startsWith('text/') || found.type.startsWith('application/json');
+    const { type } = found.source;
+    const compressible = type.startsWith('text/') || type.startsWith('application/json');
     const gzip = compressible && ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
     ctx.status = 200;
-    ctx.type = found.type;
+    ctx.type = type;
     // Each encoding is its own representation, with its own strong ETag.
     ctx.etag = gzip ? `"${found.tag}-gzip"` : `"${found.tag}"`;
     ctx.set('Cache-Control', ctx.query.v === found.version ? 'public, max-age=31536000, immutable' : 'public, max-age=300');
@@ -87,11 +95,15 @@ export function docsAssets(folder: string = swaggerUiDistFolder(), extra: Readon
       return;
     }
     if (gzip) {
-      found.gzipped ??= gzipSync(found.body);
+      // Compressed once, on first request, and kept: a fraction of the file's size.
+      found.gzipped ??= gzipSync(bodyOf(found.source));
       ctx.set('Content-Encoding', 'gzip');
       ctx.body = found.gzipped;
+    } else if ('body' in found.source) {
+      ctx.body = found.source.body;
     } else {
-      ctx.body = found.body;
+      ctx.body = fs.createReadStream(found.source.file);
+      ctx.length = found.size;
     }
   };
 

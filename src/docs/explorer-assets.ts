@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { introspectionFromSchema } from 'graphql';
@@ -39,13 +38,12 @@ function browserPackageFolder(name: 'graphiql' | 'react' | 'react-dom'): string 
  */
 export function explorerAssetFiles(variant: VariantProfile): ReadonlyMap<string, AssetFile> {
   const graphiql = browserPackageFolder('graphiql');
-  const read = (folder: string, file: string): Buffer => fs.readFileSync(path.join(folder, file));
   const introspection = introspectionFromSchema(buildMemberSchema(variant).schema, { specifiedByUrl: true, directiveIsRepeatable: true });
   return new Map<string, AssetFile>([
-    [EXPLORER_FILES.react, { body: read(browserPackageFolder('react'), 'umd/react.production.min.js'), type: JAVASCRIPT }],
-    [EXPLORER_FILES.reactDom, { body: read(browserPackageFolder('react-dom'), 'umd/react-dom.production.min.js'), type: JAVASCRIPT }],
-    [EXPLORER_FILES.graphiqlScript, { body: read(graphiql, 'graphiql.min.js'), type: JAVASCRIPT }],
-    [EXPLORER_FILES.graphiqlStyle, { body: read(graphiql, 'graphiql.min.css'), type: CSS }],
+    [EXPLORER_FILES.react, { file: path.join(browserPackageFolder('react'), 'umd/react.production.min.js'), type: JAVASCRIPT }],
+    [EXPLORER_FILES.reactDom, { file: path.join(browserPackageFolder('react-dom'), 'umd/react-dom.production.min.js'), type: JAVASCRIPT }],
+    [EXPLORER_FILES.graphiqlScript, { file: path.join(graphiql, 'graphiql.min.js'), type: JAVASCRIPT }],
+    [EXPLORER_FILES.graphiqlStyle, { file: path.join(graphiql, 'graphiql.min.css'), type: CSS }],
     [EXPLORER_FILES.script, { body: Buffer.from(EXPLORER_INIT_SCRIPT, 'utf8'), type: JAVASCRIPT }],
     [EXPLORER_FILES.style, { body: Buffer.from(EXPLORER_PAGE_STYLE, 'utf8'), type: CSS }],
     [EXPLORER_FILES.schema, { body: Buffer.from(JSON.stringify(introspection), 'utf8'), type: 'application/json; charset=utf-8' }],

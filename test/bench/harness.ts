@@ -30,6 +30,8 @@ export const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 /** V8 flags for the product process (e.g. `--max-old-space-size=128`), to see what a flag trades for speed or memory. */
 export const PRODUCT_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+/** The same for the floors' process (e.g. the same probe, so that both sides are measured alike). */
+export const FLOOR_NODE_FLAGS = (process.env.BENCH_FLOOR_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 /** Interleaved product/floor pairs per comparison (at least 3): the figure is the median of the pairs' ratios. */
 export const PAIRS = Math.max(3, Number(process.env.BENCH_PAIRS ?? 3));
 const WARM_UP_SECONDS = 2;

@@ -17,7 +17,7 @@ import { createSite } from '../../src/sites/sites.js';
 import { createScratchDatabase, type DatabaseKind } from '../support/databases.js';
 import { captureFromProduct } from './floors/capture.js';
 import { STATEMENTS_PATH } from './floors/index.js';
-import { bareKoa, buildProduct, compare, PRODUCT_ENTRY, PRODUCT_NODE_FLAGS, printComparisons, run, startProcess, type BenchContext, type ComparisonResult } from './harness.js';
+import { bareKoa, buildProduct, compare, FLOOR_NODE_FLAGS, PRODUCT_ENTRY, PRODUCT_NODE_FLAGS, printComparisons, run, startProcess, type BenchContext, type ComparisonResult } from './harness.js';
 import { mcpComparisons } from './mcp.bench.js';
 import { memoryBench } from './memory.js';
 import { oauthComparisons } from './oauth.bench.js';
@@ -46,7 +46,7 @@ for (const kind of kinds) {
   const scratch = await createScratchDatabase(kind);
   const env = { DATABASE_URL: scratch.url, SCHOOLGATE_VARIANT: variant };
   const product = await startProcess(PRODUCT_ENTRY, { ...env, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'production', LOG_LEVEL: 'info', SCHOOLGATE_DEMO: 'false', SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0' }, [...PRODUCT_NODE_FLAGS, ...profiling('product')]);
-  const floors = await startProcess('test/bench/floors/server.ts', env, profiling('floor'));
+  const floors = await startProcess('test/bench/floors/server.ts', env, [...FLOOR_NODE_FLAGS, ...profiling('floor')]);
   try {
     const site = await createSite(scratch.db, { origin: product.url, name: 'Bench School', subdomain: 'bench' });
     const context: BenchContext = { kind, variant, productUrl: product.url, floorUrl: floors.url, db: scratch.db, site };
