@@ -39,7 +39,7 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 30_000): Pr
 
 describe('housekeeping configuration', () => {
   it('runs hourly with a 7-day retention unless configured; 0 turns the job off', () => {
-    expect(loadConfig({}).prune).to.deep.equal({ intervalSeconds: 3600, retentionDays: 7, dutyPercent: 50 });
+    expect(loadConfig({}).prune).to.deep.equal({ intervalSeconds: 3600, retentionDays: 7, dutyPercent: 25 });
     expect(loadConfig({ SCHOOLGATE_PRUNE_INTERVAL_SECONDS: '0', SCHOOLGATE_PRUNE_RETENTION_DAYS: '30', SCHOOLGATE_PRUNE_DUTY_PERCENT: '100' }).prune).to.deep.equal({
       intervalSeconds: 0,
       retentionDays: 30,
@@ -136,7 +136,7 @@ describeEachDatabase('housekeeping: prune', (scratch) => {
       used_jtis: 0,
       logout_deliveries: 0,
     });
-    expect(report).to.include({ total: 16, retentionDays: 7, batchSize: 1000, dutyPercent: 50, dryRun: false });
+    expect(report).to.include({ total: 16, retentionDays: 7, batchSize: 1000, dutyPercent: 25, dryRun: false });
     // The dry run saw everything except what depends on an earlier deletion (the old pair's client).
     expect(dryRun.deleted.token_pairs).to.equal(4);
     expect(dryRun.deleted.metadata_document_clients).to.equal(2);
@@ -362,7 +362,7 @@ describeEachDatabase('housekeeping: prune', (scratch) => {
 
       const text = await runCli(['prune'], env());
       expect(text.code, text.stderr).to.equal(0);
-      expect(text.stdout).to.match(/^deleted 0 rows in \d+\.\d\d s \(retention 7 days, batches of 1000, 50% of the time in batches\)/);
+      expect(text.stdout).to.match(/^deleted 0 rows in \d+\.\d\d s \(retention 7 days, batches of 1000, 25% of the time in batches\)/);
       expect(text.stdout).to.match(/token_pairs\s+0/);
     });
 

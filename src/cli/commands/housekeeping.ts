@@ -30,7 +30,7 @@ export function registerHousekeepingCommands(program: Command, run: Runner): voi
     )
     .option('--retention-days <days>', 'keep revoked and expired tokens this many days (default: SCHOOLGATE_PRUNE_RETENTION_DAYS, else 7)')
     .option('--batch-size <rows>', 'rows deleted per statement', String(DEFAULT_BATCH_SIZE))
-    .option('--duty-percent <percent>', 'share of the run spent in batches, 1 to 100: after each batch, pause in proportion to its time (default: SCHOOLGATE_PRUNE_DUTY_PERCENT, else 50)')
+    .option('--duty-percent <percent>', 'share of the run spent in batches, 1 to 100: after each batch, pause in proportion to its time (default: SCHOOLGATE_PRUNE_DUTY_PERCENT, else 25)')
     .option('--dry-run', 'only count what would be deleted')
     .action(
       run(async (options: PruneCommandOptions): Promise<CommandResult> => {

@@ -30,6 +30,9 @@ import type { ScaleContext, ScalePoint, ScaleScenario, ScaleSeries } from './typ
 const SCOPES = ['openid', 'profile', 'email', 'account:read'] as const;
 const CONNECTIONS = 16;
 const CHAIN = 5;
+/** The prune's duty cycle: the product's default, or SCHOOLGATE_PRUNE_DUTY_PERCENT as an operator would set it. */
+const PRUNE_DUTY_PERCENT = Number(process.env.SCHOOLGATE_PRUNE_DUTY_PERCENT ?? DEFAULT_PRUNE_DUTY_PERCENT);
+
 /** Share of the seed the prune deletes: four superseded pairs of every chain, and the expired last pair of every other one. */
 const PRUNABLE_SHARE = 0.9;
 
@@ -256,7 +259,7 @@ async function run(context: ScaleContext): Promise<ScaleSeries[]> {
     const idle = pruneSeries.map((point) => point.value);
     const before = await countPairs(db);
     const spawnedAt = Date.now();
-    const pruner = spawn(process.execPath, [CLI_ENTRY, 'prune'], {
+    const pruner = spawn(process.execPath, [CLI_ENTRY, 'prune', '--duty-percent', String(PRUNE_DUTY_PERCENT)], {
       cwd: PROJECT_ROOT,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...TEST_KEY_ENCRYPTION_ENV, DATABASE_URL: scratch.url, SCHOOLGATE_PRUNE_RETENTION_DAYS: String(DEFAULT_RETENTION_DAYS) },
       stdio: 'ignore',
@@ -291,7 +294,7 @@ async function run(context: ScaleContext): Promise<ScaleSeries[]> {
     const [idleWorst, worst] = [Math.max(...idle), Math.max(...pruning)];
     const withinTwice = worst <= 2 * Math.max(idleWorst, 1);
     const pruneVerdict =
-      `at ${shortCount(rows)} rows, batches of ${DEFAULT_BATCH_SIZE} at a ${DEFAULT_PRUNE_DUTY_PERCENT}% duty cycle, p99 ≤ 2× idle while pruning: ${withinTwice ? 'yes' : 'no'} ` +
+      `at ${shortCount(rows)} rows, batches of ${DEFAULT_BATCH_SIZE} at a ${PRUNE_DUTY_PERCENT}% duty cycle, p99 ≤ 2× idle while pruning: ${withinTwice ? 'yes' : 'no'} ` +
       `(worst ${plan.pruneWindowSeconds} s window ${idleWorst} ms without the prune, ${worst} ms with it; median ${median(idle)} → ${median(pruning)} ms); ` +
       `${finished ? 'the prune finished in' : 'stopped after'} ${pruneSeconds.toFixed(0)} s, ${deleted} rows deleted in its ${deletingSeconds.toFixed(0)} s under the lease ≈ ${Math.round(deletedRate)} rows/s: the ${shortCount(prunable)} expired rows would take ≈ ${Math.max(1, Math.round(prunable / Math.max(deletedRate, 1) / 60))} min`;
     context.log(`tokens ${context.kind}: prune ${pruneVerdict}`);
