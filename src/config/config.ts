@@ -72,7 +72,7 @@ export interface PruneConfig {
 
 /**
  * A quarter of a prune's time in batches unless SCHOOLGATE_PRUNE_DUTY_PERCENT says otherwise: each pause three times as
- * long as the batch before it. At half, a prune of a large backlog doubled userinfo's p99 on a loaded machine.
+ * long as the batch before it. At half, a prune of a large backlog more than tripled userinfo's p99 on a busy machine.
  */
 export const DEFAULT_PRUNE_DUTY_PERCENT = 25;
 
