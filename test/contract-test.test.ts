@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { exportJWK, generateKeyPair } from 'jose';
-import { readContract, servedContract } from '../src/admin/contract.js';
+import { servedContract } from '../src/admin/contract.js';
 import { runCli } from '../src/cli/program.js';
 import type { ContractTestReport } from '../src/contract/contract-test/index.js';
 import { authorizationServerMetadata } from '../src/oauth/discovery/authorization-server-metadata.js';
@@ -202,7 +202,7 @@ async function startStub(): Promise<Stub> {
     stub.routes.clear();
     stub.hang.clear();
     stub.documents = {
-      '/openapi.json': servedContract(readContract(), stub.origin),
+      '/openapi.json': servedContract(stub.origin),
       '/.well-known/oauth-protected-resource': protectedResourceMetadata(site),
       '/.well-known/oauth-authorization-server': authorizationServerMetadata(site, variantProfile('A')),
       '/.well-known/openid-configuration': openidConfiguration(site, variantProfile('A')),

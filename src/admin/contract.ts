@@ -149,8 +149,8 @@ export function readOperationPolicies(document: JsonObject): Map<OperationId, Op
  * The contract as `GET /openapi.json` serves it on one site: `servers` is that site's admin base URL, and the OAuth
  * flow URLs are absolute on its origin. Built from a parse of its own, never from openapi-backend's copy.
  */
-export function servedContract(template: JsonObject, origin: string): JsonObject {
-  const document = structuredClone(template);
+export function servedContract(origin: string): JsonObject {
+  const document = readContract();
   document.servers = [{ url: `${origin}${ADMIN_API_BASE_PATH}`, description: 'This school site' }];
   const flow = oauth2Flow(document);
   if (!flow) throw new Error('the admin contract has no oauth2 authorizationCode flow');

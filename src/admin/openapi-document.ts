@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { StaticBody } from '../http/compression.js';
 import type { SiteState } from '../http/state.js';
-import { readContract, servedContract } from './contract.js';
+import { servedContract } from './contract.js';
 
 /**
  * GET /openapi.json: the admin API contract as JSON, from a parse of openapi/admin.yaml of its own (openapi-backend
@@ -19,7 +19,7 @@ export function openapiDocument(): Middleware<SiteState> {
   const documentOf = (origin: string): StaticBody => {
     const kept = documents.get(origin);
     if (kept) return kept;
-    const document = new StaticBody(JSON.stringify(servedContract(readContract(), origin), null, 2));
+    const document = new StaticBody(JSON.stringify(servedContract(origin), null, 2));
     const oldest = documents.keys().next();
     if (documents.size >= DOCUMENTS_KEPT && !oldest.done) documents.delete(oldest.value);
     documents.set(origin, document);
