@@ -13,6 +13,7 @@ import { authorizeViaPages, browserRequest, CookieJar, createPkcePair, decodeEnt
 import { describeEachDatabase } from './support/databases.js';
 import { makeClient, makeUser, PASSWORD, postForm, REDIRECT_URI, type TestClient } from './support/oauth-fixtures.js';
 import { startTestServer, type TestServer } from './support/server.js';
+import { tokenKey } from '../src/oauth/tokens/token-keys.js';
 
 type ConnectedAppList = Schemas['ConnectedAppList'];
 
@@ -98,8 +99,7 @@ describeEachDatabase('connected apps: the member page, the admin API and last us
   }
 
   async function grantOf(accessToken: string): Promise<string> {
-    const { createHash } = await import('node:crypto');
-    const row: { grant_id: string } | undefined = await db()('token_pairs').where({ access_token_hash: createHash('sha256').update(accessToken).digest('hex') }).first('grant_id');
+    const row: { grant_id: string } | undefined = await db()('token_pairs').where({ access_token_hash: tokenKey(accessToken) }).first('grant_id');
     if (!row) throw new Error('no pair for the token');
     return row.grant_id;
   }
@@ -227,9 +227,7 @@ describeEachDatabase('connected apps: the member page, the admin API and last us
       const before = Date.now();
       const refreshed = await refresh(studyBuddy, tokens.refresh_token);
       expect(refreshed.status).to.equal(200);
-      const { createHash } = await import('node:crypto');
-      const hash = createHash('sha256').update((refreshed.body as unknown as Tokens).access_token).digest('hex');
-      const row: { last_used_at: unknown; created_at: unknown } = await db()('token_pairs').where({ access_token_hash: hash }).first('last_used_at', 'created_at');
+      const row: { last_used_at: unknown; created_at: unknown } = await db()('token_pairs').where({ access_token_hash: tokenKey((refreshed.body as unknown as Tokens).access_token) }).first('last_used_at', 'created_at');
       const asDate = (value: unknown) => new Date(value instanceof Date ? value.getTime() : typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : String(value));
       expect(asDate(row.last_used_at).getTime()).to.equal(asDate(row.created_at).getTime());
       expect(asDate(row.last_used_at).getTime()).to.be.at.least(before - 1000);

@@ -8,6 +8,7 @@ import { runCli } from './support/processes.js';
 import { startServer } from '../src/server.js';
 import { createLogger } from '../src/shared/logger.js';
 import { startTestServer, testConfig, type TestServer } from './support/server.js';
+import { tokenKey } from '../src/oauth/tokens/token-keys.js';
 
 interface Tokens {
   access_token: string;
@@ -72,9 +73,7 @@ describeEachDatabase('token families: rotation chains, reuse detection and grant
   }
 
   async function pairOf(tokens: Tokens): Promise<PairState> {
-    const { createHash } = await import('node:crypto');
-    const hash = createHash('sha256').update(tokens.access_token).digest('hex');
-    return (await db()('token_pairs').where({ access_token_hash: hash }).first()) as PairState;
+    return (await db()('token_pairs').where({ access_token_hash: tokenKey(tokens.access_token) }).first()) as PairState;
   }
 
   async function livePairsOf(grantId: string): Promise<number[]> {

@@ -41,8 +41,8 @@ describeEachDatabase('token endpoint, refresh rotation, userinfo and revocation 
       expect(response.headers.get('cache-control')).to.equal('no-store');
       const body = await processed(response, grant.nonce);
       expect(body).to.include({ token_type: 'bearer', expires_in: 7200, scope: 'openid profile email account:read', school_id: server.siteA.id, school_subdomain: server.siteA.subdomain });
-      expect(body.access_token).to.match(/^sga_[A-Za-z0-9_-]{43}$/);
-      expect(body.refresh_token).to.match(/^sgr_[A-Za-z0-9_-]{43}$/);
+      expect(body.access_token).to.match(/^sga_[A-Za-z0-9_-]{51}$/);
+      expect(body.refresh_token).to.match(/^sgr_[A-Za-z0-9_-]{51}$/);
       expect(body.created_at).to.be.a('number').within(Date.now() / 1000 - 60, Date.now() / 1000 + 1);
     });
 

@@ -12,7 +12,7 @@ import * as oauth from 'oauth4webapi';
 import type { User } from '../../src/accounts/users.js';
 import { SIGN_IN_LIMITS, signInBuckets } from '../../src/accounts/sign-in.js';
 import type { Database } from '../../src/db/connection.js';
-import { sha256Hex } from '../../src/shared/random.js';
+import { tokenKey } from '../../src/oauth/tokens/token-keys.js';
 import { PROJECT_ROOT } from '../../src/shared/paths.js';
 import { createSite, type Site } from '../../src/sites/sites.js';
 import { flushUses, recordUse, usageBundle } from '../../src/usage/tally.js';
@@ -145,7 +145,7 @@ describe('multi-primary: two instances on two Galera nodes serving one site', fu
   }
 
   async function pairOf(token: { access?: string; refresh?: string }): Promise<PairRow> {
-    const where = token.access !== undefined ? { access_token_hash: sha256Hex(token.access) } : { refresh_token_hash: sha256Hex(token.refresh ?? '') };
+    const where = token.access !== undefined ? { access_token_hash: tokenKey(token.access) } : { refresh_token_hash: tokenKey(token.refresh ?? '') };
     const row = (await node1()('token_pairs').where(where).first()) as PairRow | undefined;
     if (!row) throw new Error('no token_pairs row for the token');
     return row;
@@ -203,7 +203,7 @@ describe('multi-primary: two instances on two Galera nodes serving one site', fu
       const afterRace = [await userinfoStatus(i1(), tokens.access_token), await userinfoStatus(i2(), tokens.access_token)];
       const refresh = await refreshAt(i2(), tokens.refresh_token);
       if (afterRace.some((status) => status !== 401) || refresh.status !== 400) {
-        const hash = sha256Hex(tokens.access_token);
+        const hash = tokenKey(tokens.access_token);
         const rows = await onNode<{ revoked_at: Date | null; revoked_reason: string | null; first_used_at: Date | null }>(1, 'SELECT revoked_at, revoked_reason, first_used_at FROM token_pairs WHERE access_token_hash = ?', [hash], databaseName);
         stale.push(
           `round ${round + 1}: winner instance ${winnerIndex + 1}, loser's revocation committed on node ${2 - winnerIndex}; then userinfo at instance 1/2 ${afterRace.join('/')}, refresh ${refresh.status}; ` +
@@ -241,7 +241,7 @@ describe('multi-primary: two instances on two Galera nodes serving one site', fu
     expect(old.revoked_at).to.equal(null);
 
     const issuedTokens = answers.map((answer) => answer.body as unknown as Tokens);
-    const liveTokens = issuedTokens.find((tokens) => sha256Hex(tokens.access_token) === live[0]?.access_token_hash) as Tokens;
+    const liveTokens = issuedTokens.find((tokens) => tokenKey(tokens.access_token) === live[0]?.access_token_hash) as Tokens;
     const supersededTokens = issuedTokens.find((tokens) => tokens !== liveTokens) as Tokens;
     expect(liveTokens).to.not.equal(undefined);
 
@@ -553,7 +553,7 @@ describe('multi-primary: two instances on two Galera nodes serving one site', fu
 
     // Nothing lost: every pair a 200 refresh answered is in the database on node 1 and node 3 ...
     for (const node of [1, 3] as const) {
-      const hashes = refreshed.map((token) => sha256Hex(token));
+      const hashes = refreshed.map((token) => tokenKey(token));
       let found = 0;
       for (let index = 0; index < hashes.length; index += 500) {
         const slice = hashes.slice(index, index + 500);

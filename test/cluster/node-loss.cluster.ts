@@ -18,7 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import type { User } from '../../src/accounts/users.js';
 import type { Database } from '../../src/db/connection.js';
-import { sha256Hex } from '../../src/shared/random.js';
+import { tokenKey } from '../../src/oauth/tokens/token-keys.js';
 import { createSite, type Site } from '../../src/sites/sites.js';
 import { variantProfile } from '../../src/variant.js';
 import { issueCode, makeClient, makeUser, REDIRECT_URI, type TestClient } from '../support/oauth-fixtures.js';
@@ -213,7 +213,7 @@ describe(`node loss: node ${LOST_NODE} ${MODE === 'kill' ? 'killed (SIGKILL)' : 
   /** One request of `kind` for `chain` at `side`'s instance, judged: a good 200, a clean 503, or a problem. */
   async function attempt(side: Side, kind: Kind, chain: Chain): Promise<Outcome> {
     const instance = instanceOf(side);
-    const sentHash = kind === 'refresh' ? sha256Hex(chain.refresh_token) : undefined;
+    const sentHash = kind === 'refresh' ? tokenKey(chain.refresh_token) : undefined;
     const startedAt = Date.now();
     const signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
     try {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../../src/db/connection.js';
+import { mintToken, tokenKey } from '../../src/oauth/tokens/token-keys.js';
 import { createSite, type Site } from '../../src/sites/sites.js';
 import { makeClient, makeUser } from './oauth-fixtures.js';
 
@@ -43,20 +44,21 @@ export interface PairTimes {
 }
 
 export function pairRow(owner: Owner, times: PairTimes): Record<string, unknown> {
+  const createdAt = ago(40 * DAY);
   return {
     grant_id: times.grantId ?? randomBytes(16).toString('base64url'),
     site_id: owner.site.id,
     client_ref: times.clientRef ?? owner.clientRef,
     user_id: owner.userId,
-    access_token_hash: hash(),
-    refresh_token_hash: times.refreshExpiresAt === null ? null : hash(),
+    access_token_hash: tokenKey(mintToken('sga_', createdAt)),
+    refresh_token_hash: times.refreshExpiresAt === null ? null : tokenKey(mintToken('sgr_', createdAt)),
     scope: 'account:read',
     resource: owner.site.origin,
     access_expires_at: times.accessExpiresAt,
     refresh_expires_at: times.refreshExpiresAt,
     revoked_at: times.revokedAt ?? null,
     revoked_reason: times.revokedAt ? 'revoked' : null,
-    created_at: ago(40 * DAY),
+    created_at: createdAt,
   };
 }
 

@@ -4,9 +4,10 @@ import { requireDate, toDate, type Database } from '../../db/connection.js';
 import { compiledInsert } from '../../db/direct-statements.js';
 import type { TransactionStatements } from '../../db/direct-transaction.js';
 import { withTransaction } from '../../db/transaction.js';
-import { randomToken, sha256Hex } from '../../shared/random.js';
+import { randomToken } from '../../shared/random.js';
 import { revocation, type RevokedReason } from '../../grants/revocation.js';
 import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from './lifetimes.js';
+import { mintToken, tokenKey } from './token-keys.js';
 
 /**
  * One token record: an access token and its refresh token with one revocation stamp (spec: Token record). Pairs
@@ -162,10 +163,10 @@ type InsertedRow = Record<(typeof INSERTED_COLUMNS)[number], Knex.Value>;
 /** The pair INSERT, compiled once per dialect: the refresh grant's and the code exchange's transactions bind it. */
 const INSERT_PAIR = compiledInsert('token_pairs', INSERTED_COLUMNS);
 
-/** A new pair's row and what its caller is handed once the row has its id: 256-bit random tokens, stored only as SHA-256 hashes. */
+/** A new pair's row and what its caller is handed once the row has its id: tokens with 256 random bits, stored only as their keys (token-keys.ts). */
 function mintPair(input: NewPair, now: Date): { row: InsertedRow; issued(id: number): IssuedPair } {
-  const accessToken = `sga_${randomToken(32)}`;
-  const refreshToken = input.withoutRefreshToken === true ? null : `sgr_${randomToken(32)}`;
+  const accessToken = mintToken('sga_', now);
+  const refreshToken = input.withoutRefreshToken === true ? null : mintToken('sgr_', now);
   const accessExpiresAt = new Date(now.getTime() + ACCESS_TOKEN_TTL_SECONDS * 1000);
   const refreshExpiresAt = refreshToken === null ? null : new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000);
   const parentPairId = input.parentPairId ?? null;
@@ -176,8 +177,8 @@ function mintPair(input: NewPair, now: Date): { row: InsertedRow; issued(id: num
     site_id: input.siteId,
     client_ref: input.clientRef,
     user_id: input.userId,
-    access_token_hash: sha256Hex(accessToken),
-    refresh_token_hash: refreshToken === null ? null : sha256Hex(refreshToken),
+    access_token_hash: tokenKey(accessToken),
+    refresh_token_hash: refreshToken === null ? null : tokenKey(refreshToken),
     scope: input.scopes.join(' '),
     resource: input.resource,
     school_id: input.schoolId,
@@ -235,12 +236,12 @@ export async function insertPairIn(tx: TransactionStatements, input: NewPair, no
 }
 
 export async function findPairByAccessToken(db: Database, accessToken: string): Promise<TokenPair | null> {
-  const row = await db<PairRow>('token_pairs').where({ access_token_hash: sha256Hex(accessToken) }).first();
+  const row = await db<PairRow>('token_pairs').where({ access_token_hash: tokenKey(accessToken) }).first();
   return row ? pairFromRow(row) : null;
 }
 
 export async function findPairByRefreshToken(db: Database, refreshToken: string): Promise<TokenPair | null> {
-  const row = await db<PairRow>('token_pairs').where({ refresh_token_hash: sha256Hex(refreshToken) }).first();
+  const row = await db<PairRow>('token_pairs').where({ refresh_token_hash: tokenKey(refreshToken) }).first();
   return row ? pairFromRow(row) : null;
 }
 

@@ -4,8 +4,8 @@ import { userFromRow, type User } from '../../accounts/users.js';
 import { audienceOf, clientFromRow, type ClientKind, type ClientRow, type OAuthClient } from '../../clients/clients.js';
 import { compiledSelect } from '../../db/compiled-select.js';
 import type { Database } from '../../db/connection.js';
-import { sha256Hex } from '../../shared/random.js';
 import { ACCESS_PAIR_COLUMNS, accessPairFromRow, pairFromRow, type AccessTokenPair, type PairRow, type TokenPair } from './store.js';
+import { tokenKey } from './token-keys.js';
 
 /** What a protected resource needs of the client an access token was issued to. */
 export type AccessTokenClient = Pick<OAuthClient, 'ref' | 'clientId' | 'audience' | 'kind'>;
@@ -97,7 +97,7 @@ function ownerFrom(rows: JoinedRow[]): Pick<PresentedAccessToken, 'user' | 'role
 
 /** A presented access token in one round trip: what userinfo, the member API, /mcp and the admin API verify. */
 export async function readAccessToken(db: Database, token: string): Promise<PresentedAccessToken | null> {
-  const rows = await selectAccessToken(db, sha256Hex(token));
+  const rows = await selectAccessToken(db, tokenKey(token));
   const row = rows[0];
   if (!row) return null;
   const { user, roles } = ownerFrom(rows);
@@ -111,7 +111,7 @@ export async function readAccessToken(db: Database, token: string): Promise<Pres
 
 /** A presented refresh token with its whole pair and client (and secret hash) in one round trip. */
 export async function readRefreshToken(db: Database, token: string): Promise<PresentedRefreshToken | null> {
-  const rows = await selectRefreshToken(db, sha256Hex(token));
+  const rows = await selectRefreshToken(db, tokenKey(token));
   const row = rows[0];
   if (!row) return null;
   const { user, roles } = ownerFrom(rows);

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { StatementBook } from './statements.js';
 import type { RawStore } from './store.js';
@@ -20,8 +19,6 @@ export interface FloorAnswer {
 export type Floor = (request: FloorRequest) => Promise<FloorAnswer>;
 
 export const answer = (status: number, body: unknown): FloorAnswer => ({ status, json: JSON.stringify(body) });
-
-export const sha256 = (value: string): string => createHash('sha256').update(value).digest('hex');
 
 /** The bearer token of the Authorization header (RFC 6750 2.1), or ''. */
 export const bearerOf = (headers: IncomingHttpHeaders): string => /^Bearer (\S+)$/i.exec(headers.authorization ?? '')?.[1] ?? '';

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { answer, sha256, type Floor } from './answer.js';
+import { mintToken, tokenKey } from '../../../src/oauth/tokens/token-keys.js';
+import { answer, type Floor } from './answer.js';
 import { siteOf } from './site.js';
 import { statementOf } from './statements.js';
 
@@ -26,15 +26,15 @@ function insertValues(sql: string, row: Record<string, unknown>): unknown[] {
 export const refreshFloor: Floor = async ({ body, store, book }) => {
   const form = new URLSearchParams(body);
   const site = await siteOf(store, book);
-  const tokenValues = [sha256(form.get('refresh_token') ?? '')];
+  const tokenValues = [tokenKey(form.get('refresh_token') ?? '')];
   const rows = await store.all(statementOf(book, 'refresh.pair', tokenValues), tokenValues);
   const pair = rows[0];
   if (!site || !pair || pair.site_id !== site.id || pair.client__client_id !== form.get('client_id') || pair.revoked_at !== null || rows.every((row) => row.role === null)) {
     return answer(400, { error: 'invalid_grant' });
   }
   const now = new Date();
-  const access = `sga_${randomBytes(32).toString('base64url')}`;
-  const refresh = `sgr_${randomBytes(32).toString('base64url')}`;
+  const access = mintToken('sga_', now);
+  const refresh = mintToken('sgr_', now);
   const pairId = Number(pair.id);
   const parentPairId = pair.parent_pair_id === null ? null : Number(pair.parent_pair_id);
   const rotated = await store.transaction(statementOf(book, 'refresh.begin', []), statementOf(book, 'refresh.commit', []), async (tx) => {
@@ -48,8 +48,8 @@ export const refreshFloor: Floor = async ({ body, store, book }) => {
       site_id: pair.site_id,
       client_ref: pair.client_ref,
       user_id: pair.user_id,
-      access_token_hash: sha256(access),
-      refresh_token_hash: sha256(refresh),
+      access_token_hash: tokenKey(access),
+      refresh_token_hash: tokenKey(refresh),
       scope: pair.scope,
       resource: pair.resource,
       school_id: pair.school_id,

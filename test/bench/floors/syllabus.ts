@@ -1,4 +1,5 @@
-import { answer, bearerOf, sha256, toDate, type Floor } from './answer.js';
+import { tokenKey } from '../../../src/oauth/tokens/token-keys.js';
+import { answer, bearerOf, toDate, type Floor } from './answer.js';
 import { siteOf } from './site.js';
 import { statementOf } from './statements.js';
 import type { Row } from './store.js';
@@ -62,7 +63,7 @@ function syllabiOf(rows: Row[], now: number): { sections: Map<number, SectionJso
  */
 export const syllabusFloor: Floor = async ({ headers, store, book }) => {
   const site = await siteOf(store, book);
-  const tokenValues = [sha256(bearerOf(headers))];
+  const tokenValues = [tokenKey(bearerOf(headers))];
   const [pair] = await store.all(statementOf(book, 'syllabus.token', tokenValues), tokenValues);
   const now = Date.now();
   if (!site || !pair || pair.site_id !== site.id || pair.resource !== site.origin || pair.revoked_at !== null || (toDate(pair.access_expires_at)?.getTime() ?? 0) <= now || pair.owner__id === null) {

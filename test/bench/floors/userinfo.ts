@@ -1,4 +1,5 @@
-import { answer, bearerOf, sha256, toDate, type Floor } from './answer.js';
+import { tokenKey } from '../../../src/oauth/tokens/token-keys.js';
+import { answer, bearerOf, toDate, type Floor } from './answer.js';
 import { siteOf } from './site.js';
 import { statementOf } from './statements.js';
 
@@ -11,7 +12,7 @@ const variant = process.env.SCHOOLGATE_VARIANT ?? 'A';
  */
 export const userinfoFloor: Floor = async ({ headers, store, book }) => {
   const site = await siteOf(store, book);
-  const values = [sha256(bearerOf(headers))];
+  const values = [tokenKey(bearerOf(headers))];
   const rows = await store.all(statementOf(book, 'userinfo.token', values), values);
   const first = rows[0];
   if (!site || !first || first.site_id !== site.id || first.resource !== site.origin || first.revoked_at !== null || (toDate(first.access_expires_at)?.getTime() ?? 0) <= Date.now() || first.owner__id === null) {

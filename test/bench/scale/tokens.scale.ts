@@ -3,8 +3,9 @@
  * of them expired or revoked as in production, then userinfo p99 while the prune deletes the expired rows in batches.
  *
  * The table is filled by copying a seed of SEED rows (rotation chains of five: four superseded pairs and a last one
- * that is expired or still live) over and over, one INSERT … SELECT per copy, with fresh ids and fresh random-looking
- * hashes, so the unique hash indexes grow as they do in production (uniformly spread keys, not an append at the end).
+ * that is expired or still live) over and over, one INSERT … SELECT per copy, with fresh ids and fresh keys as the
+ * product stores them (the pair's instant, then hash bits: src/oauth/tokens/token-keys.ts), so the unique key indexes
+ * hold millions of older keys before the ones the measured requests add.
  * Filling stops at the store's time budget (SCALE_TOKENS_FILL_SECONDS): the largest size reached is measured and the
  * verdict says so.
  */
@@ -103,7 +104,11 @@ export async function writeSeed(db: Database, owner: Owner, seed: number): Promi
 export async function writeCopies(db: Database, kind: 'mysql' | 'sqlite', seed: number, copies: number[]): Promise<void> {
   for (const copy of copies) {
     const newId = `(t.id + ${seed * Math.trunc(copy)})`;
-    const hash = (prefix: string) => (kind === 'mysql' ? `SHA2(CONCAT('${prefix}', ${newId}), 256)` : 'lower(hex(randomblob(32)))');
+    // A key as the product stores it (token-keys.ts): the instant the pair was minted, then hash bits.
+    const hash = (prefix: string) =>
+      kind === 'mysql'
+        ? `CONCAT(LPAD(LOWER(HEX(FLOOR(UNIX_TIMESTAMP(t.created_at) * 1000))), 12, '0'), LEFT(SHA2(CONCAT('${prefix}', ${newId}), 256), 52))`
+        : "printf('%012x', t.created_at) || lower(hex(randomblob(26)))";
     const grant = kind === 'mysql' ? `CONCAT('fill-', FLOOR((${newId} - 1) / ${CHAIN}))` : `'fill-' || ((${newId} - 1) / ${CHAIN})`;
     await db.raw(
       `INSERT INTO token_pairs (id, grant_id, site_id, client_ref, user_id, access_token_hash, refresh_token_hash, scope, resource, access_expires_at, refresh_expires_at, revoked_at, revoked_reason, parent_pair_id, created_at)
