@@ -8,12 +8,12 @@ import { grantRole } from '../src/accounts/roles.js';
 import type { User } from '../src/accounts/users.js';
 import { SCOPE_WORDING } from '../src/oauth/authorize/scope-wording.js';
 import { LAST_USED_RESOLUTION_MS } from '../src/oauth/tokens/last-used.js';
+import { tokenKey } from '../src/oauth/tokens/token-keys.js';
 import { AdminApi, issueToken, setBeta, type Schemas } from './support/admin.js';
 import { authorizeViaPages, browserRequest, CookieJar, createPkcePair, decodeEntities, findForm, submitForm, type BrowserAnswer } from './support/authorize-flow.js';
 import { describeEachDatabase } from './support/databases.js';
 import { makeClient, makeUser, PASSWORD, postForm, REDIRECT_URI, type TestClient } from './support/oauth-fixtures.js';
 import { startTestServer, type TestServer } from './support/server.js';
-import { tokenKey } from '../src/oauth/tokens/token-keys.js';
 
 type ConnectedAppList = Schemas['ConnectedAppList'];
 

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type * as oauth from 'oauth4webapi';
 import type { User } from '../src/accounts/users.js';
+import { tokenKey } from '../src/oauth/tokens/token-keys.js';
 import { removeMember, revokeRole } from '../src/people/members.js';
 import { describeEachDatabase } from './support/databases.js';
 import { discover, exchangeCode, issueCode, makeClient, makeUser, postForm, type TestClient } from './support/oauth-fixtures.js';
@@ -8,7 +9,6 @@ import { runCli } from './support/processes.js';
 import { startServer } from '../src/server.js';
 import { createLogger } from '../src/shared/logger.js';
 import { startTestServer, testConfig, type TestServer } from './support/server.js';
-import { tokenKey } from '../src/oauth/tokens/token-keys.js';
 
 interface Tokens {
   access_token: string;
