@@ -14,11 +14,14 @@ import { sha256Hex } from '../../shared/random.js';
 
 export type TokenPrefix = 'sga_' | 'sgr_';
 
+const PREFIX_CHARACTERS = 4;
 const INSTANT_BYTES = 6;
 const SECRET_BYTES = 32;
-/** 6 bytes are exactly 8 base64url characters, so the instant is the body's first 8 characters. */
-const INSTANT_CHARACTERS = 8;
-const TIMED_TOKEN = /^sg[ar]_[A-Za-z0-9_-]{51}$/;
+/** Base64url writes 3 bytes as 4 characters: the 6 bytes of the instant are exactly the body's first 8 characters. */
+const INSTANT_CHARACTERS = (INSTANT_BYTES / 3) * 4;
+const BODY_CHARACTERS = Math.ceil(((INSTANT_BYTES + SECRET_BYTES) * 4) / 3);
+const TIMED_TOKEN = new RegExp(`^sg[ar]_[A-Za-z0-9_-]{${BODY_CHARACTERS}}$`);
+/** A key is as long as a bare SHA-256 in hex (64), so keys of both forms share the columns: the instant, then hash. */
 const KEY_HASH_CHARACTERS = 64 - 2 * INSTANT_BYTES;
 
 /** A new token of the kind `prefix` names, minted at `now`. */
@@ -33,6 +36,6 @@ export function mintToken(prefix: TokenPrefix, now: Date): string {
 export function tokenKey(token: string): string {
   const digest = sha256Hex(token);
   if (!TIMED_TOKEN.test(token)) return digest;
-  const instant = Buffer.from(token.slice(4, 4 + INSTANT_CHARACTERS), 'base64url').toString('hex');
+  const instant = Buffer.from(token.slice(PREFIX_CHARACTERS, PREFIX_CHARACTERS + INSTANT_CHARACTERS), 'base64url').toString('hex');
   return instant + digest.slice(0, KEY_HASH_CHARACTERS);
 }

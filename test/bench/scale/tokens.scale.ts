@@ -105,14 +105,14 @@ export async function writeCopies(db: Database, kind: 'mysql' | 'sqlite', seed: 
   for (const copy of copies) {
     const newId = `(t.id + ${seed * Math.trunc(copy)})`;
     // A key as the product stores it (token-keys.ts): the instant the pair was minted, then hash bits.
-    const hash = (prefix: string) =>
+    const key = (prefix: string) =>
       kind === 'mysql'
         ? `CONCAT(LPAD(LOWER(HEX(FLOOR(UNIX_TIMESTAMP(t.created_at) * 1000))), 12, '0'), LEFT(SHA2(CONCAT('${prefix}', ${newId}), 256), 52))`
         : "printf('%012x', t.created_at) || lower(hex(randomblob(26)))";
     const grant = kind === 'mysql' ? `CONCAT('fill-', FLOOR((${newId} - 1) / ${CHAIN}))` : `'fill-' || ((${newId} - 1) / ${CHAIN})`;
     await db.raw(
       `INSERT INTO token_pairs (id, grant_id, site_id, client_ref, user_id, access_token_hash, refresh_token_hash, scope, resource, access_expires_at, refresh_expires_at, revoked_at, revoked_reason, parent_pair_id, created_at)
-       SELECT ${newId}, ${grant}, t.site_id, t.client_ref, t.user_id, ${hash('a')}, CASE WHEN t.refresh_token_hash IS NULL THEN NULL ELSE ${hash('r')} END, t.scope, t.resource,
+       SELECT ${newId}, ${grant}, t.site_id, t.client_ref, t.user_id, ${key('a')}, CASE WHEN t.refresh_token_hash IS NULL THEN NULL ELSE ${key('r')} END, t.scope, t.resource,
          t.access_expires_at, t.refresh_expires_at, t.revoked_at, t.revoked_reason, CASE WHEN t.parent_pair_id IS NULL THEN NULL ELSE t.parent_pair_id + ${seed * Math.trunc(copy)} END, t.created_at
        FROM token_pairs t WHERE t.id <= ${seed} ORDER BY t.id`,
     );
