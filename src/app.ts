@@ -8,6 +8,7 @@ import { memberGraphqlEndpoint } from './graphql/endpoint.js';
 import { graphqlHttpErrors } from './graphql/errors.js';
 import { memberSchemaDocumentPath, memberSchemaDocumentRoute } from './graphql/schema-document.js';
 import { closeConnectionsWhileDraining } from './http/drain.js';
+import { largeAnswersAsBytes } from './http/answer-bytes.js';
 import { responseCompression } from './http/compression.js';
 import { errorHandling, jsonOrPageErrors } from './http/errors.js';
 import { healthCheck, readinessCheck } from './http/health.js';
@@ -41,6 +42,8 @@ export function createApp(services: Services): Koa<RequestState> {
   app.use(closeConnectionsWhileDraining(services.lifecycle));
   app.use(httpMetrics(services.metrics));
   app.use(requestLogging(logger));
+  // Outside compression, so that it sees the answer as it leaves: a stream once compressed, otherwise text or bytes.
+  app.use(largeAnswersAsBytes());
   app.use(responseCompression());
   const graphqlPath = services.variant.memberGraphql.path;
   const memberSchemaPath = memberSchemaDocumentPath(services.variant);
