@@ -12,7 +12,7 @@ function isPlainJson(body: unknown): body is object {
  * A large answer is encoded once, here, to the bytes that are sent, and its text dropped at once. Left as text, Koa
  * measures it for Content-Length, which makes V8 copy a serialized answer (built as a tree of pieces) into one flat
  * string on the JavaScript heap, and keeps that copy until the answer has been written to the socket: under load it
- * outlives young-generation collections and is copied, then promoted, with everything else the request still holds.
+ * can outlive young-generation collections and be copied, then promoted, with everything else the request still holds.
  * A Buffer is memory outside the heap that the collector never copies. Small answers stay text: Node writes them with
  * the headers in one piece. JSON answers are serialized here rather than by Koa, to know their length; the bytes are
  * the same.
