@@ -1,9 +1,10 @@
-import http from 'node:http';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { expect } from 'chai';
 import Koa from 'koa';
 import { ANSWER_BYTES_THRESHOLD, largeAnswersAsBytes } from '../src/http/answer-bytes.js';
+import { rawRequest, type RawResponse } from './support/raw-http.js';
 
 /**
  * Large answers leave as bytes (src/http/answer-bytes.ts): a client receives exactly what Koa would have sent for the
@@ -72,26 +73,7 @@ async function serve(withMiddleware: boolean): Promise<Served> {
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, handedAs };
 }
 
-interface RawAnswer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-
-function rawRequest(url: string, method = 'GET'): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(url, { method }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-    request.end();
-  });
-}
-
-const asSent = (answer: RawAnswer) => ({
+const asSent = (answer: RawResponse) => ({
   status: answer.status,
   type: answer.headers['content-type'],
   length: answer.headers['content-length'],
@@ -114,15 +96,15 @@ describe('large answers leave as bytes', () => {
 
   for (const path of Object.keys(routes)) {
     it(`${path}: the client receives what Koa sends for the same body`, async () => {
-      const ours = await rawRequest(`${withBytes.url}${path}`);
-      const koas = await rawRequest(`${plainKoa.url}${path}`);
+      const ours = await rawRequest(`${withBytes.url}${path}`, {});
+      const koas = await rawRequest(`${plainKoa.url}${path}`, {});
       expect(asSent(ours)).to.deep.equal(asSent(koas));
       if (ours.headers['content-length'] !== undefined) expect(Number(ours.headers['content-length'])).to.equal(ours.body.length);
     });
   }
 
   it('hands Koa a Buffer for every text or JSON answer of the threshold or more, and text for smaller ones', async () => {
-    for (const path of Object.keys(routes)) await rawRequest(`${withBytes.url}${path}`);
+    for (const path of Object.keys(routes)) await rawRequest(`${withBytes.url}${path}`, {});
     expect(Object.fromEntries(withBytes.handedAs)).to.deep.equal({
       '/large-text': 'bytes',
       '/large-accented': 'bytes',
@@ -137,14 +119,14 @@ describe('large answers leave as bytes', () => {
   });
 
   it('encodes multi-byte text as UTF-8, with the byte count as its Content-Length', async () => {
-    const answer = await rawRequest(`${withBytes.url}/large-accented`);
+    const answer = await rawRequest(`${withBytes.url}/large-accented`, {});
     expect(answer.body.toString('utf8')).to.equal(largeAccented);
     expect(Number(answer.headers['content-length'])).to.equal(Buffer.byteLength(largeAccented)).and.to.be.greaterThan(largeAccented.length);
   });
 
   it('answers HEAD for a JSON answer with the Content-Length of its GET and no body', async () => {
-    const get = await rawRequest(`${withBytes.url}/large-json`);
-    const head = await rawRequest(`${withBytes.url}/large-json`, 'HEAD');
+    const get = await rawRequest(`${withBytes.url}/large-json`, {});
+    const head = await rawRequest(`${withBytes.url}/large-json`, {}, { method: 'HEAD' });
     expect(head.status).to.equal(200);
     expect(head.body.length).to.equal(0);
     expect(head.headers['content-type']).to.equal(get.headers['content-type']);

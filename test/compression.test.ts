@@ -1,33 +1,12 @@
-import http from 'node:http';
 import zlib from 'node:zlib';
 import { expect } from 'chai';
 import { COMPRESSION_THRESHOLD_BYTES } from '../src/http/compression.js';
 import { OAUTH_PATHS } from '../src/oauth/endpoints.js';
 import { describeEachDatabase } from './support/databases.js';
+import { rawRequest, type RawResponse } from './support/raw-http.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
-interface RawAnswer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  /** The bytes as sent, before any decoding. */
-  body: Buffer;
-}
-
-/** A request whose answer is read as sent (fetch would decode it), with exactly the headers given. */
-function rawRequest(url: string, headers: Record<string, string>, options: { method?: string; body?: string } = {}): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: options.method ?? 'GET', headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-    request.end(options.body);
-  });
-}
-
-function decoded(answer: RawAnswer): Buffer {
+function decoded(answer: RawResponse): Buffer {
   const encoding = answer.headers['content-encoding'];
   if (encoding === 'gzip') return zlib.gunzipSync(answer.body);
   if (encoding === 'br') return zlib.brotliDecompressSync(answer.body);
@@ -35,7 +14,7 @@ function decoded(answer: RawAnswer): Buffer {
   throw new Error(`unexpected Content-Encoding ${encoding}`);
 }
 
-const varies = (answer: RawAnswer) => String(answer.headers.vary ?? '').toLowerCase().split(/\s*,\s*/).includes('accept-encoding');
+const varies = (answer: RawResponse) => String(answer.headers.vary ?? '').toLowerCase().split(/\s*,\s*/).includes('accept-encoding');
 
 /**
  * gzip and br for JSON, HTML and text answers over 1 KiB, for clients that ask; identity for those that do not (the

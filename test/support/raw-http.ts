@@ -22,3 +22,17 @@ export function rawGet(port: number, host: string, path: string, headers: Record
     req.end();
   });
 }
+
+/** A request to a URL whose answer is read as sent (fetch would decode a compressed one), with exactly the headers given. */
+export function rawRequest(url: string, headers: Record<string, string>, options: { method?: string; body?: string } = {}): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: options.method ?? 'GET', headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(options.body);
+  });
+}
