@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { compiledSelect } from '../src/db/compiled-select.js';
+import { MAX_PREPARED_STATEMENTS_PER_CONNECTION } from '../src/db/connection.js';
 import { describeEachDatabase } from './support/databases.js';
 
 /** The token read is compiled once and only bound afterwards; it must answer what knex's builder answers. */
@@ -65,5 +66,25 @@ describeEachDatabase('compiledSelect', (scratch) => {
     }
     expect(refused).to.be.instanceOf(Error);
     expect((refused as Error).message).to.match(/must bind exactly the values it is given/);
+  });
+
+  it('keeps at most the bounded number of prepared statements on a MySQL connection, preparing an evicted text again', async function () {
+    const { db, kind } = scratch();
+    if (kind !== 'mysql') this.skip();
+    // More texts than one connection keeps: one per number of values, each a server-side prepared statement.
+    const texts = MAX_PREPARED_STATEMENTS_PER_CONNECTION + 40;
+    const select = compiledSelect<{ id: number }, number[]>((_db, ...ids) => db('compiled_probe').whereIn('id', ids).orderBy('id').select('id'));
+    const ids = async (...values: number[]) => (await select(db, ...values)).map((row) => Number(row.id));
+    for (let count = 1; count <= texts; count += 1) expect(await ids(...Array.from({ length: count }, (_, index) => (index % 3) + 1))).to.deep.equal(count === 1 ? [1] : count === 2 ? [1, 2] : [1, 2, 3]);
+    // The first texts were evicted from their connection's cache (and closed there): asked again, they are prepared again.
+    expect(await ids(1)).to.deep.equal([1]);
+    expect(await ids(3, 1)).to.deep.equal([1, 3]);
+    const client = db.client as { pool: { free: Array<{ resource: { config: { maxPreparedStatements: number }; _statements: { size: number } } }> } };
+    const connections = client.pool.free.map((free) => free.resource);
+    expect(connections.length).to.be.above(0);
+    for (const connection of connections) {
+      expect(connection.config.maxPreparedStatements).to.equal(MAX_PREPARED_STATEMENTS_PER_CONNECTION);
+      expect(connection._statements.size).to.be.at.most(MAX_PREPARED_STATEMENTS_PER_CONNECTION);
+    }
   });
 });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
+import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
 import Koa from 'koa';
@@ -32,6 +33,8 @@ export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 export const PRODUCT_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 /** The same for the floors' process (e.g. the same probe, so that both sides are measured alike). */
 export const FLOOR_NODE_FLAGS = (process.env.BENCH_FLOOR_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+/** Where the servers' standard output is kept (their log lines, and V8's from flags such as `--trace-gc-nvp`); dropped when unset. */
+const SERVER_OUTPUT_DIR = process.env.BENCH_SERVER_OUTPUT ?? '';
 /** Interleaved product/floor pairs per comparison (at least 3): the figure is the median of the pairs' ratios. */
 export const PAIRS = Math.max(3, Number(process.env.BENCH_PAIRS ?? 3));
 const WARM_UP_SECONDS = 2;
@@ -202,7 +205,8 @@ export interface ServerProcess {
 
 /**
  * A server in a process of its own (so autocannon, here, does not share its event loop), found listening through the
- * first JSON log line with `listeningOn`. Its output is drained and dropped: the product logs every request at info.
+ * first JSON log line with `listeningOn`. Its output is drained and dropped (the product logs every request at info),
+ * or kept in BENCH_SERVER_OUTPUT.
  */
 export async function startProcess(entry: string, env: Record<string, string>, nodeOptions: string[] = []): Promise<ServerProcess> {
   // TypeScript sources run through tsx; a built entry (dist/…/*.js) runs on plain node, as `npm start` runs it.
@@ -232,7 +236,8 @@ export async function startProcess(entry: string, env: Record<string, string>, n
     child.stdout?.on('data', onData);
     child.once('exit', (code) => reject(new Error(`${entry} exited with ${String(code)} before listening: ${stderr.slice(0, 2000)}`)));
   });
-  child.stdout?.on('data', () => undefined);
+  const kept = SERVER_OUTPUT_DIR ? fs.createWriteStream(path.join(SERVER_OUTPUT_DIR, `${path.basename(entry)}-${String(child.pid)}.out`)) : null;
+  child.stdout?.on('data', (chunk: Buffer) => kept?.write(chunk));
   processByUrl.set(url, child);
   return {
     url,

@@ -11,7 +11,9 @@
  * `npm run bench -- --memory` measures resident memory instead (test/bench/memory.ts).
  *
  * For profiling: BENCH_ONLY=<regex> runs the comparisons whose name matches; BENCH_CPU_PROF=<dir> writes a V8 CPU
- * profile of the product (`product/`) and of the floors (`floor/`) there (node --cpu-prof) when they stop.
+ * profile of the product (`product/`) and of the floors (`floor/`) there (node --cpu-prof) when they stop;
+ * BENCH_SERVER_OUTPUT=<dir> keeps both servers' standard output there (with `--trace-gc-nvp` in BENCH_NODE_FLAGS and
+ * BENCH_FLOOR_NODE_FLAGS, every collection of each side).
  */
 import { createSite } from '../../src/sites/sites.js';
 import { createScratchDatabase, type DatabaseKind } from '../support/databases.js';
