@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { compiledSelect } from '../src/db/compiled-select.js';
-import { MAX_PREPARED_STATEMENTS_PER_CONNECTION } from '../src/db/connection.js';
+import { PREPARED_STATEMENTS_PER_CONNECTION } from '../src/db/statement-cache.js';
 import { describeEachDatabase } from './support/databases.js';
 
 /** The token read is compiled once and only bound afterwards; it must answer what knex's builder answers. */
@@ -72,7 +72,7 @@ describeEachDatabase('compiledSelect', (scratch) => {
     const { db, kind } = scratch();
     if (kind !== 'mysql') this.skip();
     // More texts than one connection keeps: one per number of values, each a server-side prepared statement.
-    const texts = MAX_PREPARED_STATEMENTS_PER_CONNECTION + 40;
+    const texts = PREPARED_STATEMENTS_PER_CONNECTION + 40;
     const select = compiledSelect<{ id: number }, number[]>((_db, ...ids) => db('compiled_probe').whereIn('id', ids).orderBy('id').select('id'));
     const ids = async (...values: number[]) => (await select(db, ...values)).map((row) => Number(row.id));
     for (let count = 1; count <= texts; count += 1) expect(await ids(...Array.from({ length: count }, (_, index) => (index % 3) + 1))).to.deep.equal(count === 1 ? [1] : count === 2 ? [1, 2] : [1, 2, 3]);
@@ -83,8 +83,8 @@ describeEachDatabase('compiledSelect', (scratch) => {
     const connections = client.pool.free.map((free) => free.resource);
     expect(connections.length).to.be.above(0);
     for (const connection of connections) {
-      expect(connection.config.maxPreparedStatements).to.equal(MAX_PREPARED_STATEMENTS_PER_CONNECTION);
-      expect(connection._statements.size).to.be.at.most(MAX_PREPARED_STATEMENTS_PER_CONNECTION);
+      expect(connection.config.maxPreparedStatements).to.equal(PREPARED_STATEMENTS_PER_CONNECTION);
+      expect(connection._statements.size).to.be.at.most(PREPARED_STATEMENTS_PER_CONNECTION);
     }
   });
 });

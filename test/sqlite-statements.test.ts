@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { STATEMENT_CACHE_SIZE } from '../src/db/sqlite-driver.js';
+import { PREPARED_STATEMENTS_PER_CONNECTION } from '../src/db/statement-cache.js';
 import { createScratchDatabase, type ScratchDatabase } from './support/databases.js';
 
 interface RawConnection {
@@ -44,8 +44,8 @@ describe('SQLite: prepared statements reused per connection', () => {
 
   it('keeps at most its bound: the least recently used statement is prepared again', () => {
     const first = connection.prepare('select 0 as n');
-    for (let n = 1; n <= STATEMENT_CACHE_SIZE; n += 1) connection.prepare(`select ${n} as n`);
-    expect(connection.prepare(`select ${STATEMENT_CACHE_SIZE} as n`)).to.equal(connection.prepare(`select ${STATEMENT_CACHE_SIZE} as n`));
+    for (let n = 1; n <= PREPARED_STATEMENTS_PER_CONNECTION; n += 1) connection.prepare(`select ${n} as n`);
+    expect(connection.prepare(`select ${PREPARED_STATEMENTS_PER_CONNECTION} as n`)).to.equal(connection.prepare(`select ${PREPARED_STATEMENTS_PER_CONNECTION} as n`));
     expect(connection.prepare('select 0 as n')).to.not.equal(first);
   });
 

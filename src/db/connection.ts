@@ -5,6 +5,7 @@ import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../config/data
 import type { DatabaseConfig } from '../config/database-url.js';
 import { guardPool, type PooledClient } from './pool-guard.js';
 import { betterSqliteClient } from './sqlite-driver.js';
+import { PREPARED_STATEMENTS_PER_CONNECTION } from './statement-cache.js';
 import { rememberDatabaseTimeouts } from './timeouts.js';
 
 export type Database = Knex;
@@ -72,15 +73,6 @@ function openSqlite(filename: string, warn: KnexWarningSink, timeouts: DatabaseT
 }
 
 /**
- * Server-side prepared statements a connection keeps (mysql2's per-connection cache; the least recently used is
- * closed past it). The product prepares a few hundred texts at most: each statement built once and only bound, one
- * text per number of values up to a page of 100 (src/db/compiled-select.ts). mysql2's default, 16,000, allocates its
- * bookkeeping for that many on every connection (about 0.5 MB each, kept for the connection's life) and lets ten
- * connections of a few instances hold more statements than MariaDB's server-wide `max_prepared_stmt_count` (16,382).
- */
-export const MAX_PREPARED_STATEMENTS_PER_CONNECTION = 512;
-
-/**
  * The mysql2 settings of every product connection: UTC times, utf8mb4, big numbers answered as numbers (ids and
  * counts stay below 2^53), and a bounded statement cache. The bench's floors open their connections with them too.
  */
@@ -95,7 +87,7 @@ export function mysqlConnectionSettings(config: Extract<DatabaseConfig, { client
     charset: 'utf8mb4',
     supportBigNumbers: true,
     bigNumberStrings: false,
-    maxPreparedStatements: MAX_PREPARED_STATEMENTS_PER_CONNECTION,
+    maxPreparedStatements: PREPARED_STATEMENTS_PER_CONNECTION,
   };
 }
 

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
 import { LruCache } from '../shared/lru-cache.js';
+import { PREPARED_STATEMENTS_PER_CONNECTION } from './statement-cache.js';
 
 const require = createRequire(import.meta.url);
 
@@ -25,9 +26,6 @@ interface BetterSqliteClient {
   acquireRawConnection(): Promise<SqliteConnection>;
 }
 
-/** Prepared statements kept per connection; the SQL of a query is fixed by its shape, so a few hundred cover the app. */
-export const STATEMENT_CACHE_SIZE = 500;
-
 /**
  * Each statement is prepared once per connection and reused: knex's dialect prepares the SQL on every query, which
  * was the largest single cost of a short request on SQLite. SQLite re-prepares a reused statement itself when a
@@ -36,7 +34,7 @@ export const STATEMENT_CACHE_SIZE = 500;
  */
 function reusingPreparedStatements(connection: SqliteConnection): SqliteConnection {
   const prepare = connection.prepare.bind(connection);
-  const statements = new LruCache<string, unknown>(STATEMENT_CACHE_SIZE);
+  const statements = new LruCache<string, unknown>(PREPARED_STATEMENTS_PER_CONNECTION);
   connection.prepare = (sql: string) => {
     let statement = statements.get(sql);
     if (statement === undefined) {
