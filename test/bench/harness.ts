@@ -219,6 +219,9 @@ export async function startProcess(entry: string, env: Record<string, string>, n
   });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  // Drains the output for the server's whole life, keeping it when asked.
+  const kept = SERVER_OUTPUT_DIR ? fs.createWriteStream(path.join(SERVER_OUTPUT_DIR, `${path.basename(entry)}-${String(child.pid)}.out`)) : null;
+  child.stdout?.on('data', (chunk: Buffer) => kept?.write(chunk));
   const url = await new Promise<string>((resolve, reject) => {
     let buffered = '';
     const onData = (chunk: Buffer) => {
@@ -227,7 +230,6 @@ export async function startProcess(entry: string, env: Record<string, string>, n
         const match = /"listeningOn":"([^"]+)"/.exec(line);
         if (match?.[1]) {
           child.stdout?.off('data', onData);
-          child.stdout?.resume();
           resolve(match[1]);
           return;
         }
@@ -236,8 +238,6 @@ export async function startProcess(entry: string, env: Record<string, string>, n
     child.stdout?.on('data', onData);
     child.once('exit', (code) => reject(new Error(`${entry} exited with ${String(code)} before listening: ${stderr.slice(0, 2000)}`)));
   });
-  const kept = SERVER_OUTPUT_DIR ? fs.createWriteStream(path.join(SERVER_OUTPUT_DIR, `${path.basename(entry)}-${String(child.pid)}.out`)) : null;
-  child.stdout?.on('data', (chunk: Buffer) => kept?.write(chunk));
   processByUrl.set(url, child);
   return {
     url,
