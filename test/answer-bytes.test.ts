@@ -96,15 +96,15 @@ describe('large answers leave as bytes', () => {
 
   for (const path of Object.keys(routes)) {
     it(`${path}: the client receives what Koa sends for the same body`, async () => {
-      const ours = await rawRequest(`${withBytes.url}${path}`, {});
-      const koas = await rawRequest(`${plainKoa.url}${path}`, {});
+      const ours = await rawRequest(`${withBytes.url}${path}`);
+      const koas = await rawRequest(`${plainKoa.url}${path}`);
       expect(asSent(ours)).to.deep.equal(asSent(koas));
       if (ours.headers['content-length'] !== undefined) expect(Number(ours.headers['content-length'])).to.equal(ours.body.length);
     });
   }
 
   it('hands Koa a Buffer for every text or JSON answer of the threshold or more, and text for smaller ones', async () => {
-    for (const path of Object.keys(routes)) await rawRequest(`${withBytes.url}${path}`, {});
+    for (const path of Object.keys(routes)) await rawRequest(`${withBytes.url}${path}`);
     expect(Object.fromEntries(withBytes.handedAs)).to.deep.equal({
       '/large-text': 'bytes',
       '/large-accented': 'bytes',
@@ -119,13 +119,13 @@ describe('large answers leave as bytes', () => {
   });
 
   it('encodes multi-byte text as UTF-8, with the byte count as its Content-Length', async () => {
-    const answer = await rawRequest(`${withBytes.url}/large-accented`, {});
+    const answer = await rawRequest(`${withBytes.url}/large-accented`);
     expect(answer.body.toString('utf8')).to.equal(largeAccented);
     expect(Number(answer.headers['content-length'])).to.equal(Buffer.byteLength(largeAccented)).and.to.be.greaterThan(largeAccented.length);
   });
 
   it('answers HEAD for a JSON answer with the Content-Length of its GET and no body', async () => {
-    const get = await rawRequest(`${withBytes.url}/large-json`, {});
+    const get = await rawRequest(`${withBytes.url}/large-json`);
     const head = await rawRequest(`${withBytes.url}/large-json`, {}, { method: 'HEAD' });
     expect(head.status).to.equal(200);
     expect(head.body.length).to.equal(0);

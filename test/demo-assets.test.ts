@@ -1,9 +1,9 @@
-import http from 'node:http';
 import { expect } from 'chai';
 import { DEMO_ASSET_PATHS } from '../src/demo/assets.js';
 import { buildDemoDocument } from '../src/demo/demo-school.js';
 import { importSiteDocument } from '../src/import/import-site.js';
 import { describeEachDatabase } from './support/databases.js';
+import { rawRequest } from './support/raw-http.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /** Every string in the document, wherever it is. */
@@ -12,20 +12,6 @@ function strings(value: unknown): string[] {
   if (Array.isArray(value)) return value.flatMap(strings);
   if (value !== null && typeof value === 'object') return Object.values(value).flatMap(strings);
   return [];
-}
-
-/** A request on a plain socket: fetch() adds `Cache-Control: no-cache` to conditional requests, which rules out a 304. */
-function rawRequest(url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(url, { method, headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('error', reject);
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
-    });
-    request.on('error', reject);
-    request.end();
-  });
 }
 
 /**
@@ -81,23 +67,23 @@ describeEachDatabase('demo school: every picture its document links is served', 
       expect(answer.headers['cache-control'], url).to.equal('public, max-age=604800');
       expect(answer.headers.etag, url).to.match(/^"[\w-]{27}"$/);
       expect(Buffer.byteLength(answer.body), url).to.be.below(4096);
-      expectPassiveSvg(answer.body, url);
+      expectPassiveSvg(answer.body.toString('utf8'), url);
 
       const again = await rawRequest(url, { 'if-none-match': answer.headers.etag ?? '' });
       expect(again.status, url).to.equal(304);
-      expect(again.body, url).to.equal('');
-      const head = await rawRequest(url, {}, 'HEAD');
+      expect(again.body.length, url).to.equal(0);
+      const head = await rawRequest(url, {}, { method: 'HEAD' });
       expect(head.status, url).to.equal(200);
-      expect(head.body).to.equal('');
+      expect(head.body.length).to.equal(0);
       expect(head.headers['content-length'], url).to.equal(answer.headers['content-length']);
     }
   });
 
   it('draws each course cover with its title and the school\'s colours', async () => {
-    const cover = (await rawRequest(`${origin}${DEMO_ASSET_PATHS.designSystemsCover}`)).body;
+    const cover = (await rawRequest(`${origin}${DEMO_ASSET_PATHS.designSystemsCover}`)).body.toString('utf8');
     expect(cover).to.contain('<title>Design Systems for Product Teams</title>');
     expect(cover).to.contain('fill="#1f3a5f"').and.to.contain('fill="#f2a541"');
-    expect((await rawRequest(`${origin}${DEMO_ASSET_PATHS.miaAvatar}`)).body).to.contain('>MC</text>');
+    expect((await rawRequest(`${origin}${DEMO_ASSET_PATHS.miaAvatar}`)).body.toString('utf8')).to.contain('>MC</text>');
   });
 
   it('serves them on every site\'s origin, and nothing else under /assets', async () => {
@@ -110,8 +96,8 @@ describeEachDatabase('demo school: every picture its document links is served', 
   it('answers the /favicon.ico every browser asks for with a cacheable 204', async () => {
     const answer = await rawRequest(`${origin}/favicon.ico`);
     expect(answer.status).to.equal(204);
-    expect(answer.body).to.equal('');
+    expect(answer.body.length).to.equal(0);
     expect(answer.headers['cache-control']).to.equal('public, max-age=604800');
-    expect((await rawRequest(`${origin}/favicon.ico`, {}, 'HEAD')).status).to.equal(204);
+    expect((await rawRequest(`${origin}/favicon.ico`, {}, { method: 'HEAD' })).status).to.equal(204);
   });
 });
